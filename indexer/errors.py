@@ -1,0 +1,36 @@
+"""Domain exceptions. They carry a message meant for a person; the edges (CLI, HTTP) print them."""
+
+
+class RulesqaError(Exception):
+    """Base of every error the edges turn into a readable message."""
+
+
+class CorpusError(RulesqaError):
+    """A corpus file is unreadable or malformed. The message starts with FILE:LINE."""
+
+    def __init__(self, path, line: int, message: str):
+        self.path = str(path)
+        self.line = line
+        self.reason = message
+        super().__init__(f"{self.path}:{line}: {message}")
+
+
+class UnknownGameError(RulesqaError):
+    """A game id that the corpus does not hold."""
+
+    def __init__(self, game: str, known: list[str]):
+        self.game = game
+        self.known = list(known)
+        super().__init__(f"jeu inconnu : {game!r} ; jeux connus : {', '.join(self.known)}")
+
+
+class ModelError(RulesqaError):
+    """The embedding model cannot be built or loaded."""
+
+
+class IndexMismatchError(RulesqaError):
+    """The index folder is missing, corrupt, or was built for other code, model or corpus."""
+
+
+class QuestionError(RulesqaError):
+    """A question or a search parameter that cannot be answered as given."""
