@@ -1,0 +1,36 @@
+# Two entry points on a fresh machine with only python3: `make serve` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install serve test browser-deps index model
+
+# torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+model: install
+	$(BIN)/rulesqa model build
+
+index: install
+	$(BIN)/rulesqa index
+
+# Builds the model and the index on first start when they are missing.
+serve: install
+	$(BIN)/rulesqa serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
+
+# Debian's chromium for the Playwright browser tests (no browser download).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+test: install browser-deps
+	$(BIN)/python -m pytest

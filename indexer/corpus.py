@@ -1,0 +1,213 @@
+"""Read and validate corpus files: a metadata header, then the rule text structured by headings.
+
+The format is documented in corpus/README.md. Every problem is a CorpusError whose message starts
+with FILE:LINE, so that a person editing a rulebook file can go straight to the faulty line.
+"""
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer.errors import CorpusError
+from indexer.pages import PageRefError, extract_pages
+
+GAME_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+TEXT_KEYS = ("title", "author", "publisher", "players", "duration", "age", "expansions", "rules", "updated")
+KNOWN_KEYS = ("id", "aliases", "year", *TEXT_KEYS)
+HEADING = re.compile(r"^(#{1,3})\s+(\S.*)$")
+BULLET = re.compile(r"^- (?:\*\*(?P<title>[^*]+)\*\*\s+)?(?P<text>\S.*)$")
+QUESTION = re.compile(r"^Q:\s*(?P<question>\S.*)$")
+
+
+@dataclass(frozen=True)
+class Game:
+    id: str
+    title: str
+    aliases: tuple[str, ...] = ()
+    author: str | None = None
+    publisher: str | None = None
+    year: int | None = None
+    players: str | None = None
+    duration: str | None = None
+    age: str | None = None
+    expansions: str | None = None
+    rules: str | None = None
+    updated: str | None = None
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of rule text, its page references already taken out."""
+
+    number: int
+    text: str
+    pages: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Block:
+    """Lines between blank lines, under the nearest heading.
+
+    kind is "qa" (a question line and its answer), "bullets" (only bullet lines) or "text".
+    For "qa", title is the question; for bullets, each entry of items is (title or None, line).
+    """
+
+    kind: str
+    section: str | None
+    lines: tuple[Line, ...]
+    title: str | None = None
+    items: tuple[tuple[str | None, Line], ...] = ()
+
+
+@dataclass
+class GameDoc:
+    game: Game
+    blocks: list[Block] = field(default_factory=list)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(path, 1, f"le fichier n'est pas en UTF-8 ({exc.reason})") from None
+    except OSError as exc:
+        raise CorpusError(path, 1, f"fichier illisible ({exc.strerror})") from None
+    if not text.strip():
+        raise CorpusError(path, 1, "fichier vide")
+    return text.lstrip("\ufeff")
+
+
+def _parse_header(path: Path, lines: list[str]) -> tuple[Game, int]:
+    """Parse the `---` delimited header; return the game and the index of the first body line."""
+    first = next(i for i, line in enumerate(lines) if line.strip())
+    if lines[first].strip() != "---":
+        raise CorpusError(path, first + 1, "en-tête attendu : le fichier doit commencer par une ligne « --- »")
+    values: dict[str, str] = {}
+    where: dict[str, int] = {}
+    for i in range(first + 1, len(lines)):
+        raw = lines[i].strip()
+        number = i + 1
+        if raw == "---":
+            break
+        if not raw or raw.startswith("#"):
+            continue
+        key, sep, value = raw.partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise CorpusError(path, number, f"ligne d'en-tête illisible « {raw} » (attendu : clé: valeur)")
+        if key not in KNOWN_KEYS:
+            raise CorpusError(path, number, f"clé inconnue « {key} » (clés admises : {', '.join(KNOWN_KEYS)})")
+        if key in values:
+            raise CorpusError(path, number, f"clé « {key} » répétée (déjà ligne {where[key]})")
+        if not value:
+            raise CorpusError(path, number, f"valeur vide pour « {key} »")
+        values[key], where[key] = value, number
+    else:
+        raise CorpusError(path, first + 1, "en-tête non fermé : ligne « --- » de fin manquante")
+    body_start = i + 1
+
+    if "id" not in values:
+        raise CorpusError(path, first + 1, "clé « id » manquante dans l'en-tête")
+    if not GAME_ID.match(values["id"]):
+        raise CorpusError(path, where["id"], f"id « {values['id']} » invalide (minuscules, chiffres et tirets)")
+    if "title" not in values:
+        raise CorpusError(path, first + 1, "clé « title » manquante dans l'en-tête")
+    year = None
+    if "year" in values:
+        if not re.fullmatch(r"\d{4}", values["year"]):
+            raise CorpusError(path, where["year"], f"année « {values['year']} » invalide (quatre chiffres)")
+        year = int(values["year"])
+    aliases = tuple(a.strip() for a in values.get("aliases", "").split(",") if a.strip())
+    game = Game(
+        id=values["id"],
+        aliases=aliases,
+        year=year,
+        path=str(path),
+        **{key: values.get(key) for key in TEXT_KEYS},
+    )
+    return game, body_start
+
+
+def _clean_line(path: Path, number: int, text: str) -> Line:
+    try:
+        clean, pages = extract_pages(text)
+    except PageRefError as exc:
+        raise CorpusError(path, number, str(exc)) from None
+    return Line(number, clean, tuple(pages))
+
+
+def _make_block(path: Path, section: str | None, raw: list[tuple[int, str]]) -> Block:
+    number, first = raw[0]
+    question = QUESTION.match(first)
+    if question:
+        if len(raw) < 2:
+            raise CorpusError(path, number, "question sans réponse : la réponse suit la ligne « Q: » sans ligne vide")
+        answer = tuple(_clean_line(path, n, t) for n, t in raw[1:])
+        q_line = _clean_line(path, number, question.group("question"))
+        return Block("qa", section, (q_line, *answer), title=q_line.text)
+    bullets = [BULLET.match(t) for _, t in raw]
+    if all(bullets):
+        items = tuple(
+            (m.group("title"), _clean_line(path, n, m.group("text"))) for (n, _), m in zip(raw, bullets)
+        )
+        return Block("bullets", section, tuple(line for _, line in items), items=items)
+    return Block("text", section, tuple(_clean_line(path, n, t) for n, t in raw))
+
+
+def read_game(path: Path) -> GameDoc:
+    path = Path(path)
+    lines = _read_text(path).splitlines()
+    game, start = _parse_header(path, lines)
+    doc = GameDoc(game)
+    section: str | None = None
+    pending: list[tuple[int, str]] = []
+
+    def flush():
+        if pending:
+            doc.blocks.append(_make_block(path, section, pending))
+            pending.clear()
+
+    for i in range(start, len(lines)):
+        text = lines[i].rstrip()
+        heading = HEADING.match(text)
+        if heading:
+            flush()
+            section = _clean_line(path, i + 1, heading.group(2)).text
+        elif not text.strip():
+            flush()
+        else:
+            pending.append((i + 1, text.strip()))
+    flush()
+    if not doc.blocks:
+        raise CorpusError(path, len(lines), "aucun texte de règle après l'en-tête")
+    return doc
+
+
+def corpus_files(directory: Path) -> list[Path]:
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise CorpusError(directory, 1, "dossier de corpus introuvable")
+    files = sorted(p for p in directory.glob("*.md") if p.name.lower() != "readme.md")
+    if not files:
+        raise CorpusError(directory, 1, "aucun fichier de jeu (*.md) dans ce dossier")
+    return files
+
+
+def read_corpus(directory: Path) -> list[GameDoc]:
+    """Every game file of the folder, in id order; two files may not declare the same id."""
+    docs: dict[str, GameDoc] = {}
+    for path in corpus_files(directory):
+        doc = read_game(path)
+        if doc.game.id in docs:
+            line = _id_line(path)
+            raise CorpusError(path, line, f"id « {doc.game.id} » déjà utilisé par {docs[doc.game.id].game.path}")
+        docs[doc.game.id] = doc
+    return [docs[key] for key in sorted(docs)]
+
+
+def _id_line(path: Path) -> int:
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip().startswith("id:"):
+            return number
+    return 1

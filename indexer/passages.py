@@ -1,0 +1,78 @@
+"""Passages: the units a player wants quoted, each citing exactly the pages its own text comes from."""
+
+import hashlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from indexer.corpus import Block, GameDoc, Line, read_corpus
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    game: str
+    section: str | None
+    title: str | None
+    pages: tuple[int, ...]
+    text: str
+    line: int
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["pages"] = list(self.pages)
+        return data
+
+
+def _pages(lines: tuple[Line, ...]) -> tuple[int, ...]:
+    return tuple(sorted({page for line in lines for page in line.pages}))
+
+
+def _join(title: str | None, lines: tuple[Line, ...]) -> str:
+    parts = ([title] if title else []) + [line.text for line in lines]
+    return "\n".join(parts)
+
+
+def _units(block: Block):
+    """(title, text, lines) for each passage a block yields."""
+    if block.kind == "qa":
+        yield block.title, _join(None, block.lines), block.lines
+    elif block.kind == "bullets":
+        for title, line in block.items:
+            yield title, _join(title, (line,)), (line,)
+    else:
+        yield None, _join(None, block.lines), block.lines
+
+
+def _passage_id(game: str, section: str | None, text: str, seen: set[str]) -> str:
+    # Content-addressed so the same text keeps the same id across builds (embedding reuse, links).
+    digest = hashlib.sha256(f"{game}\x1f{section or ''}\x1f{text}".encode()).hexdigest()[:12]
+    base = candidate = f"{game}-{digest}"
+    n = 2
+    while candidate in seen:
+        candidate, n = f"{base}-{n}", n + 1
+    seen.add(candidate)
+    return candidate
+
+
+def passages_of(doc: GameDoc) -> list[Passage]:
+    seen: set[str] = set()
+    out = []
+    for block in doc.blocks:
+        for title, text, lines in _units(block):
+            out.append(
+                Passage(
+                    id=_passage_id(doc.game.id, block.section, text, seen),
+                    game=doc.game.id,
+                    section=block.section,
+                    title=title,
+                    pages=_pages(lines),
+                    text=text,
+                    line=lines[0].number,
+                )
+            )
+    return out
+
+
+def load_passages(corpus: Path) -> tuple[list[GameDoc], list[Passage]]:
+    docs = read_corpus(corpus)
+    return docs, [p for doc in docs for p in passages_of(doc)]
