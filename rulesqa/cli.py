@@ -78,5 +78,80 @@ def model_build(
     typer.echo(str(folder))
 
 
+ModelOpt = typer.Option(
+    None, "--model", envvar="RULESQA_MODEL",
+    help="Modèle sentence-transformers (nom ou dossier) ; défaut : multilingual-e5-small construit localement.",
+)
+IndexOpt = typer.Option(None, "--index", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR ou var/index).")
+
+
+@app.command()
+def index(
+    corpus: Optional[Path] = CorpusOpt,
+    out: Optional[Path] = typer.Option(None, "--out", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR)."),
+    model: Optional[str] = ModelOpt,
+    quiet: bool = typer.Option(False, "--quiet", help="Sans barre de progression."),
+):
+    """Construire l'index (FAISS + BM25 français) du corpus ; réutilise les embeddings inchangés."""
+    from indexer.build import build_index
+    from indexer.embed import load_embedder
+
+    target = out or defaults.index_dir()
+    manifest = run(lambda: build_index(corpus or defaults.corpus_dir(), target, load_embedder(model), progress=not quiet))
+    stats, counts = manifest["stats"], manifest["corpus"]["passages_per_game"]
+    per_game = ", ".join(f"{g} {n}" for g, n in counts.items())
+    typer.echo(
+        f"{manifest['corpus']['passages']} passages ({per_game}) ; {stats['encoded']} encodés, "
+        f"{stats['reused']} réutilisés ; {stats['seconds']} s",
+        err=True,
+    )
+    typer.echo(str(target))
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(..., help="La question, entre guillemets."),
+    game: Optional[str] = typer.Option(None, "--game", help="Id du jeu (sinon détecté)."),
+    k: int = typer.Option(5, "--k", help="Nombre de passages (1 à 20)."),
+    mode: str = typer.Option("hybrid", "--mode", help="dense, lexical ou hybrid."),
+    as_json: bool = typer.Option(False, "--json", help="L'objet JSON renvoyé par l'API HTTP."),
+    index_dir: Optional[Path] = IndexOpt,
+    model: Optional[str] = ModelOpt,
+):
+    """Poser une question de règles."""
+    from service.answer import Answerer, validate
+
+    run(lambda: validate(question, k, mode))  # before loading anything heavy
+    result = run(lambda: Answerer.load(index_dir or defaults.index_dir(), _embedder(model)).ask(question, game, k, mode))
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(render_answer(result))
+
+
+def _embedder(model: Optional[str]):
+    from indexer.embed import load_embedder
+
+    return run(lambda: load_embedder(model))
+
+
+def render_answer(result: dict) -> str:
+    lines = []
+    if result["game"]:
+        how = "détecté" if result["game_detected"] else "choisi"
+        lines.append(f"Jeu : {result['game']['title']} ({how})")
+    if result["found"]:
+        lines += [f"Réponse : « {result['answer']['text']} »", f"Source : {result['answer']['citation']}"]
+    else:
+        lines.append(result["message"])
+    if result["passages"]:
+        lines.append("")
+        lines.append("Passages :")
+    for i, p in enumerate(result["passages"], 1):
+        where = f"p. {', '.join(map(str, p['pages']))}" if p["pages"] else (p["section"] or "")
+        lines.append(f"{i:2d}. [{p['game']} · {where}] " + p["text"].replace("\n", " — "))
+    return "\n".join(lines)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()

@@ -1,0 +1,49 @@
+"""The French analyzer shared by the lexical index and the queries.
+
+Order matters: elisions are split and stopwords dropped on the accented form, the Snowball French
+stemmer runs on the accented form (it was written for it), and accents are folded last so that a
+player typing "pepites" matches "pépites".
+"""
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from bm25s.stopwords import STOPWORDS_FRENCH
+
+APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "´": "'", "ʼ": "'"})
+# l' d' qu' j' n' s' c' m' t' jusqu' lorsqu' puisqu' quoiqu': the article or pronoun is a stopword.
+ELISION = re.compile(r"\b(?:[ldjnsctm]|qu|jusqu|lorsqu|puisqu|quoiqu)'(?=\w)", re.IGNORECASE)
+TOKEN = re.compile(r"\w+")
+# Bump when analyze() changes: the lexical index must then be rebuilt.
+ANALYZER_VERSION = 1
+# Question words say nothing about which rule is asked; "combien" or "quand" must not pull passages
+# that happen to contain them.
+QUESTION_WORDS = {"comment", "combien", "quand", "pourquoi", "quel", "quelle", "quels", "quelles", "quoi", "peut", "faut"}
+STOPWORDS = frozenset(STOPWORDS_FRENCH) | QUESTION_WORDS
+
+
+def fold(text: str) -> str:
+    """Lowercase without diacritics: "Arrêt" -> "arret"."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("œ", "oe").replace("æ", "ae")
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("french")
+
+
+def words(text: str) -> list[str]:
+    """Lowercased words with elided articles and pronouns removed, accents kept."""
+    text = ELISION.sub(" ", text.translate(APOSTROPHES).lower())
+    return TOKEN.findall(text.replace("_", " "))
+
+
+def analyze(text: str) -> list[str]:
+    """Text -> index terms: words, minus stopwords, stemmed, accent-folded. Digits are kept ("2 points")."""
+    # Stopwords are matched accented: folding first would drop "dés" (dice) as "des".
+    kept = [w for w in words(text) if w not in STOPWORDS]
+    return [fold(stem) for stem in _stemmer().stemWords(kept)]

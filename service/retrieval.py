@@ -1,0 +1,149 @@
+"""Retriever: loaded once from an index folder; ranks passages for a question.
+
+A question is encoded and scored once (`score`); the result can then be ranked for any game and mode
+(`rank`), which is what routing and answering need. `search` does both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from indexer import store
+from indexer.analysis import ANALYZER_VERSION, analyze
+from indexer.build import PASSAGE_TEMPLATE
+from indexer.corpus import Game
+from indexer.errors import IndexMismatchError, QuestionError, UnknownGameError
+from indexer.passages import Passage
+from service.fusion import METHODS, MODES, fuse
+
+if TYPE_CHECKING:
+    from indexer.embed import Embedder
+
+# Candidates taken from each of the dense and lexical lists before fusion.
+CANDIDATES = 50
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    """Chosen by measurement on the eval's dev split (docs/EVAL.md)."""
+
+    method: str = "weighted"
+    dense_weight: float = 0.7
+    rrf_k: int = 60
+
+
+@dataclass(frozen=True)
+class Hit:
+    passage: Passage
+    score: float
+    dense: float
+    lexical: float
+
+
+@dataclass
+class Scores:
+    """Everything known about one question, computed once."""
+
+    question: str
+    vector: np.ndarray
+    terms: list[str]
+    lexical: np.ndarray  # BM25 score of every passage
+    dense_cache: dict = field(default_factory=dict)
+
+
+class Retriever:
+    def __init__(self, data: store.IndexData, embedder: Embedder, fusion: FusionConfig | None = None):
+        self.data = data
+        self.embedder = embedder
+        self.fusion = fusion or FusionConfig()
+        self.passages = data.passages
+        self.games = data.games
+        self.game_ids = [g.id for g in data.games]
+        self._rows_of_game = {
+            gid: np.array([i for i, p in enumerate(self.passages) if p.game == gid], dtype=np.int64)
+            for gid in self.game_ids
+        }
+
+    @classmethod
+    def load(cls, folder: Path, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
+        data = store.load(folder)
+        check_compatible(data.manifest, embedder)
+        return cls(data, embedder, fusion)
+
+    @property
+    def manifest(self) -> dict:
+        return self.data.manifest
+
+    def game(self, game_id: str) -> Game:
+        for g in self.games:
+            if g.id == game_id:
+                return g
+        raise UnknownGameError(game_id, self.game_ids)
+
+    def score(self, question: str) -> Scores:
+        vector = self.embedder.encode_queries([question])[0]
+        terms = [t for t in analyze(question) if t in self.data.lexical.vocab_dict]
+        if terms:
+            lexical = np.asarray(self.data.lexical.get_scores(terms), dtype=np.float64)
+        else:
+            lexical = np.zeros(len(self.passages))
+        return Scores(question, vector, terms, lexical)
+
+    def _dense_candidates(self, scores: Scores, rows: np.ndarray | None, n: int) -> np.ndarray:
+        import faiss
+
+        params = None
+        if rows is not None:
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(rows))
+        n = min(n, len(self.passages) if rows is None else len(rows))
+        _, ids = self.data.dense.search(scores.vector[None, :].astype(np.float32), n, params=params)
+        return ids[0][ids[0] >= 0]
+
+    def rank(self, scores: Scores, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
+        if mode not in MODES:
+            raise QuestionError(f"mode inconnu « {mode} » (modes : {', '.join(MODES)})")
+        rows = None
+        if game is not None:
+            self.game(game)
+            rows = self._rows_of_game[game]
+        pool = rows if rows is not None else np.arange(len(self.passages))
+        if len(pool) == 0:
+            return []
+        lexical_top = pool[np.argsort(-scores.lexical[pool], kind="stable")[:CANDIDATES]]
+        lexical_top = lexical_top[scores.lexical[lexical_top] > 0]
+        candidates = np.unique(np.concatenate([self._dense_candidates(scores, rows, CANDIDATES), lexical_top]))
+        # Exact cosine for every candidate, including those found only lexically (vectors are normalised).
+        dense = self.data.vectors[candidates] @ scores.vector
+        lexical = scores.lexical[candidates]
+        fused = fuse(dense, lexical, mode, self.fusion.method, self.fusion.dense_weight, self.fusion.rrf_k)
+        order = np.lexsort((candidates, -fused))[:k]
+        return [
+            Hit(self.passages[candidates[i]], float(fused[i]), float(dense[i]), float(lexical[i])) for i in order
+        ]
+
+    def search(self, question: str, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
+        return self.rank(self.score(question), game, k, mode)
+
+
+def check_compatible(manifest: dict, embedder: Embedder) -> None:
+    """Refuse an index built by other code or another model: its scores would be meaningless."""
+    hint = store.REBUILD_HINT
+    emb = manifest.get("embedding", {})
+    if emb.get("model_id") != embedder.model_id or emb.get("fingerprint") != embedder.fingerprint():
+        raise IndexMismatchError(
+            f"l'index a été construit avec le modèle {emb.get('model_id')!r} ({str(emb.get('fingerprint'))[:12]}), "
+            f"le modèle configuré est {embedder.model_id!r} ({embedder.fingerprint()[:12]}) : {hint}"
+        )
+    if emb.get("dim") != embedder.dim:
+        raise IndexMismatchError(f"dimension {emb.get('dim')} dans l'index, {embedder.dim} pour le modèle : {hint}")
+    if emb.get("passage_template") != PASSAGE_TEMPLATE:
+        raise IndexMismatchError(f"l'index a été construit par une autre version du découpage : {hint}")
+    if manifest.get("lexical_index", {}).get("analyzer") != ANALYZER_VERSION:
+        raise IndexMismatchError(f"l'index lexical a été construit par une autre version de l'analyseur : {hint}")
+
+
+__all__ = ["Retriever", "Hit", "Scores", "FusionConfig", "check_compatible", "METHODS", "MODES"]

@@ -1,0 +1,87 @@
+"""Index building: manifest, atomic replacement, reuse of embeddings, refusal of mismatched indexes."""
+
+import json
+import shutil
+
+import pytest
+
+from conftest import CORPUS, FakeEmbedder
+from indexer import store
+from indexer.build import build_index
+from indexer.errors import IndexMismatchError
+from service.retrieval import Retriever
+
+
+def test_manifest_records_model_corpus_and_counts(tmp_path):
+    manifest = build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    saved = json.loads((tmp_path / "idx" / "manifest.json").read_text())
+    assert saved["embedding"] == {
+        "model_id": "fake-hashing", "fingerprint": "fake-64-", "dim": 64, "normalized": True, "passage_template": 1
+    }
+    assert saved["corpus"]["passages_per_game"] == {"cubirds": 17, "cubitos": 20, "karuba": 18, "sans-arret": 17}
+    assert saved["dense_index"]["type"] == "IndexFlatIP"
+    assert len(saved["corpus"]["hash"]) == 64 and saved["format_version"] == store.FORMAT_VERSION
+    assert manifest["stats"]["encoded"] == 72
+
+
+def test_rebuild_reuses_unchanged_passages(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    embedder = FakeEmbedder()
+    build_index(corpus, tmp_path / "idx", embedder, progress=False)
+    path = corpus / "karuba.md"
+    path.write_text(path.read_text().replace("2 points par pépite d'or", "3 points par pépite d'or"))
+    embedder.calls.clear()
+    again = build_index(corpus, tmp_path / "idx", embedder, progress=False)
+    assert again["stats"] == {**again["stats"], "encoded": 1, "reused": 71}
+    assert sum(embedder.calls) == 1
+    # The reused vectors are the right ones: the edited passage is found by its new text.
+    hits = Retriever.load(tmp_path / "idx", embedder).search("3 points par pépite d'or", "karuba", 1)
+    assert "3 points par pépite" in hits[0].passage.text
+
+
+def test_another_model_reuses_nothing(tmp_path):
+    build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    other = build_index(CORPUS, tmp_path / "idx", FakeEmbedder(salt="v2"), progress=False)
+    assert other["stats"]["reused"] == 0
+
+
+def test_interrupted_build_leaves_the_previous_index_usable(tmp_path, monkeypatch):
+    target = tmp_path / "idx"
+    build_index(CORPUS, target, FakeEmbedder(), progress=False)
+    before = (target / "manifest.json").read_text()
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt  # as if the user pressed Ctrl-C halfway through writing
+
+    monkeypatch.setattr("faiss.write_index", crash)
+    with pytest.raises(KeyboardInterrupt):
+        build_index(CORPUS, target, FakeEmbedder(salt="new"), progress=False)
+    assert (target / "manifest.json").read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["idx"]  # no temporary folder left behind
+    hits = Retriever.load(target, FakeEmbedder()).search("pépites d'or", "karuba", 3)
+    assert len(hits) == 3
+
+
+def test_index_of_another_model_is_refused_with_the_fix(tmp_path):
+    build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    with pytest.raises(IndexMismatchError, match="rulesqa index") as caught:
+        Retriever.load(tmp_path / "idx", FakeEmbedder(salt="other"))
+    assert "fake-hashing" in str(caught.value)
+
+
+def test_index_of_another_format_is_refused(tmp_path):
+    build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    manifest = tmp_path / "idx" / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"format_version": 1', '"format_version": 0'))
+    with pytest.raises(IndexMismatchError, match="format 0.*rulesqa index"):
+        Retriever.load(tmp_path / "idx", FakeEmbedder())
+
+
+def test_missing_or_incomplete_index(tmp_path):
+    with pytest.raises(IndexMismatchError, match="aucun index.*rulesqa index"):
+        Retriever.load(tmp_path / "nothing", FakeEmbedder())
+    build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    (tmp_path / "idx" / "vectors.npy").unlink()
+    with pytest.raises(IndexMismatchError, match="incomplet.*vectors.npy"):
+        Retriever.load(tmp_path / "idx", FakeEmbedder())

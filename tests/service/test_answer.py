@@ -1,0 +1,103 @@
+"""ask(): answer object, extractive answer, citation, abstention and routing, on the fake-embedder index."""
+
+import pytest
+
+from conftest import FakeEmbedder
+from indexer.errors import QuestionError, UnknownGameError
+from indexer.passages import Passage
+from service.answer import AbstentionPolicy, Answerer, citation, extract_answer
+
+
+@pytest.fixture
+def answerer(fake_index):
+    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.2))
+
+
+def test_answer_object_shape_and_citation(answerer):
+    result = answerer.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=3)
+    assert set(result) == {"question", "game", "game_detected", "found", "answer", "message", "passages"}
+    assert result["game"] == {"id": "karuba", "title": "Karuba"} and result["game_detected"] is False
+    assert result["found"] is True
+    top = result["passages"][0]
+    assert top["pages"] == [6] and "2 points" in top["text"]
+    assert set(top) == {"id", "game", "section", "pages", "text", "score"}
+    assert result["answer"]["passage_id"] == top["id"]
+    assert result["answer"]["citation"] == "Karuba, livret p. 6"
+    assert result["answer"]["text"] in top["text"]  # extractive: the corpus's own words
+    assert len(result["passages"]) == 3 and all(p["game"] == "karuba" for p in result["passages"])
+    scores = [p["score"] for p in result["passages"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_weak_evidence_abstains_but_lists_nearest_passages(fake_index):
+    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.99))
+    result = strict.ask("Les pépites d'or rapportent combien ?", "karuba")
+    assert result["found"] is False and result["answer"] is None
+    assert "ne trouve pas" in result["message"] and "Karuba" in result["message"]
+    assert len(result["passages"]) == 5
+
+
+def test_game_named_in_question_is_detected(answerer):
+    result = answerer.ask("Dans Can't Stop, que faire d'un double total comme 7 et 7 ?")
+    assert result["game"]["id"] == "sans-arret" and result["game_detected"] is True
+    assert all(p["game"] == "sans-arret" for p in result["passages"])
+
+
+def test_game_detected_from_retrieval_evidence(answerer):
+    result = answerer.ask("les pépites d'or et les cristaux ramassés rapportent combien de points ?")
+    assert result["game"]["id"] == "karuba" and result["game_detected"] is True
+
+
+def test_off_topic_without_game_abstains_with_no_game(fake_index):
+    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.99))
+    result = strict.ask("Quelle est la recette de la pâte à crêpes ?")
+    assert result["found"] is False and result["game"] is None and result["game_detected"] is False
+    assert "jeux que je connais" in result["message"]
+
+
+@pytest.mark.parametrize(
+    "question, kwargs, fragment",
+    [
+        ("", {}, "vide"),
+        ("   \n ", {}, "vide"),
+        ("x" * 1001, {}, "trop longue"),
+        (42, {}, "texte"),
+        ("ok ?", {"k": 0}, "entre 1 et 20"),
+        ("ok ?", {"k": 21}, "entre 1 et 20"),
+        ("ok ?", {"mode": "magic"}, "mode inconnu"),
+    ],
+)
+def test_bad_questions_are_refused(answerer, question, kwargs, fragment):
+    with pytest.raises(QuestionError, match=fragment):
+        answerer.ask(question, **kwargs)
+
+
+def test_unknown_game_lists_known_ones(answerer):
+    with pytest.raises(UnknownGameError) as caught:
+        answerer.ask("Comment gagner ?", "monopoly")
+    assert caught.value.known == ["cubirds", "cubitos", "karuba", "sans-arret"]
+
+
+def passage(text, title=None, pages=(), section="S"):
+    return Passage("g-1", "g", section, title, tuple(pages), text, 1)
+
+
+def test_citation_forms():
+    assert citation(passage("x", pages=(10, 13)), "Cubitos") == "Cubitos, livret p. 10, 13"
+    assert citation(passage("x", section="Fin de partie"), "Cubirds") == "Cubirds, section Fin de partie"
+    assert citation(passage("x", section=None), "Cubirds") == "Cubirds"
+
+
+def test_extract_answer_of_a_question_passage_takes_its_lead_sentences():
+    p = passage("Peut-on tourner ?\nNon. Le numéro doit rester lisible. On peut créer des impasses.", title="Peut-on tourner ?")
+    assert extract_answer(p, "on peut tourner les tuiles ?") == "Non. Le numéro doit rester lisible."
+
+
+def test_extract_answer_elsewhere_takes_the_sentence_closest_to_the_question():
+    p = passage(
+        "Aux points\nAdditionne tes trésors de temple et les pépites d'or ramassées qui rapportent chacune deux points. "
+        "Le plus haut total gagne la partie et tout le monde applaudit.",
+        title="Aux points",
+    )
+    answer = extract_answer(p, "Combien rapporte une pépite d'or ?")
+    assert answer.startswith("Additionne tes trésors") and "plus haut total" not in answer
