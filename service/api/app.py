@@ -1,0 +1,72 @@
+"""create_app(settings): the FastAPI application. Nothing is read or loaded at import time."""
+
+import logging
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from service.api import errors
+from service.api.config import Settings
+from service.api.middleware import AccessLog, BodyLimit
+from service.api.routes import router
+
+STATIC = Path(__file__).resolve().parents[1] / "static"
+log = logging.getLogger("rulesqa")
+
+DESCRIPTION = """
+Réponses aux questions de règles de jeux de société, **dans les mots du livret** et avec sa page.
+
+- `POST /api/ask` : une question (et, si on le connaît, le jeu) ; la réponse extraite, sa citation
+  (« Karuba, livret p. 6 ») et les passages, ou `found: false` quand ce n'est pas dans les règles.
+- `GET /api/games` : les jeux connus et leurs fiches.
+"""
+
+
+def create_app(settings: Settings | None = None, answerer=None) -> FastAPI:
+    """The app; `answerer` may be given (tests), otherwise it is loaded at startup from `settings`."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if app.state.answerer is None:
+            from service.startup import load_answerer
+
+            log.info("chargement du modèle et de l'index %s", settings.index_dir)
+            app.state.answerer = await anyio.to_thread.run_sync(
+                lambda: load_answerer(settings.index_dir, settings.corpus_dir, settings.model,
+                                      build=settings.build_index_if_missing)
+            )
+            log.info("prêt")
+        yield
+
+    app = FastAPI(title="rulesqa", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.answerer = answerer
+    app.state.limiter = anyio.CapacityLimiter(settings.worker_threads)
+    errors.install(app)
+    app.include_router(router)
+
+    @app.get("/", include_in_schema=False)
+    def table_page():
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    @app.get("/widget.js", include_in_schema=False)
+    def widget():
+        return FileResponse(STATIC / "widget.js", media_type="text/javascript; charset=utf-8")
+
+    app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origins,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=["content-type"],
+        max_age=600,
+    )
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(AccessLog)
+    return app

@@ -1,0 +1,18 @@
+"""FastAPI dependencies: the objects loaded once at startup."""
+
+from fastapi import HTTPException, Request
+
+from service.answer import Answerer
+
+
+def get_answerer(request: Request) -> Answerer:
+    answerer = getattr(request.app.state, "answerer", None)
+    if answerer is None:
+        raise HTTPException(503, "le service démarre : modèle et index en cours de chargement")
+    return answerer
+
+
+def require_json(request: Request) -> None:
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise HTTPException(415, f"Content-Type doit être application/json (reçu : {content_type or 'aucun'})")
