@@ -34,3 +34,7 @@ class IndexMismatchError(RulesqaError):
 
 class QuestionError(RulesqaError):
     """A question or a search parameter that cannot be answered as given."""
+
+
+class ConfigError(RulesqaError):
+    """A setting (environment variable or option) has an invalid value."""

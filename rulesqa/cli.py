@@ -129,6 +129,32 @@ def ask(
         typer.echo(render_answer(result))
 
 
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Adresse d'écoute (0.0.0.0 pour le réseau local)."),
+    port: int = typer.Option(8000, "--port", help="Port."),
+    index_dir: Optional[Path] = IndexOpt,
+    corpus: Optional[Path] = CorpusOpt,
+    model: Optional[str] = ModelOpt,
+):
+    """Servir l'API, la page de table (/) et le widget (/widget.js). Construit modèle et index s'il le faut."""
+    import logging
+
+    import uvicorn
+
+    from service.api.app import create_app
+    from service.api.config import load_settings
+    from service.startup import load_answerer
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = run(lambda: load_settings(index_dir=index_dir, corpus_dir=corpus, model=model))
+    # Loaded before the server starts, so that an impossible start is one clear line and exit code 2.
+    answerer = run(lambda: load_answerer(settings.index_dir, settings.corpus_dir, settings.model,
+                                         build=settings.build_index_if_missing))
+    typer.echo(f"rulesqa : http://{host}:{port}/ (API : /docs)", err=True)
+    uvicorn.run(create_app(settings, answerer), host=host, port=port, access_log=False, log_level="info")
+
+
 def _embedder(model: Optional[str]):
     from indexer.embed import load_embedder
 

@@ -29,3 +29,17 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [origin.strip() for origin in value.split(",") if origin.strip()]
         return value
+
+
+def load_settings(**overrides) -> Settings:
+    """Settings from the environment and explicit overrides; an invalid value is a ConfigError naming it."""
+    from pydantic import ValidationError
+
+    from indexer.errors import ConfigError
+
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "RULESQA_" + str(first["loc"][0]).upper() if first.get("loc") else "RULESQA_*"
+        raise ConfigError(f"réglage invalide {name} : {first['msg']}") from None

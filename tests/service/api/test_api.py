@@ -1,0 +1,157 @@
+"""The HTTP API through TestClient, on the fake-embedder index: bodies of successes and failures."""
+
+import json
+import logging
+
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import FakeEmbedder
+from service.answer import AbstentionPolicy, Answerer
+from service.api.app import create_app
+from service.api.config import Settings, load_settings
+
+NUGGETS = "Les pépites d'or rapportent combien à la fin ?"
+
+
+@pytest.fixture(scope="module")
+def answerer(fake_index):
+    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.2))
+
+
+@pytest.fixture
+def client(answerer, fake_index):
+    with TestClient(create_app(Settings(index_dir=fake_index), answerer)) as c:
+        yield c
+
+
+def post(client, body, content_type="application/json"):
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    return client.post("/api/ask", content=data, headers={"content-type": content_type})
+
+
+def test_ask_returns_the_same_object_as_the_answerer(client, answerer):
+    r = post(client, {"question": NUGGETS, "game": "karuba", "k": 3})
+    assert r.status_code == 200
+    assert r.json() == answerer.ask(NUGGETS, "karuba", 3)
+    body = r.json()
+    assert body["found"] is True and body["passages"][0]["pages"] == [6]
+    assert body["answer"]["citation"] == "Karuba, livret p. 6"
+
+
+def test_ask_defaults_game_detection_and_k(client):
+    body = post(client, {"question": "Dans Can't Stop, que faire d'un double total comme 7 et 7 ?"}).json()
+    assert body["game"] == {"id": "sans-arret", "title": "Sans Arrêt"} and body["game_detected"] is True
+    assert len(body["passages"]) == 5
+
+
+@pytest.mark.parametrize(
+    "body, status, fragment",
+    [
+        ("{", 400, "JSON invalide"),
+        ("[1, 2]", 422, "objet JSON"),
+        ({}, 422, "« question » est obligatoire"),
+        ({"question": ""}, 422, "la question est vide"),
+        ({"question": "   \t"}, 422, "la question est vide"),
+        ({"question": 12}, 422, "« question » doit être un texte"),
+        ({"question": None}, 422, "« question » doit être un texte"),
+        ({"question": "x" * 1001}, 422, "trop longue (1001 caractères"),
+        ({"question": "ok ?", "k": 0}, 422, "« k » doit être un entier entre 1 et 20"),
+        ({"question": "ok ?", "k": 21}, 422, "« k » doit être un entier entre 1 et 20"),
+        ({"question": "ok ?", "k": "5"}, 422, "« k » doit être un entier"),
+        ({"question": "ok ?", "game": "Kar uba"}, 422, "« game » doit être un id de jeu"),
+        ({"question": "ok ?", "game": "monopoly"}, 422, "jeu inconnu : 'monopoly' ; jeux connus : cubirds, cubitos"),
+        ({"question": "ok ?", "questoin": "x"}, 422, "champ inconnu « questoin »"),
+    ],
+)
+def test_bad_ask_bodies_get_a_french_4xx(client, body, status, fragment):
+    r = post(client, body)
+    assert r.status_code == status
+    assert fragment in r.json()["detail"]
+
+
+def test_wrong_content_type_and_oversized_body(client):
+    r = post(client, "question=x", "application/x-www-form-urlencoded")
+    assert r.status_code == 415 and "application/json" in r.json()["detail"]
+    r = post(client, {"question": "x" * 20000})
+    assert r.status_code == 413 and r.json() == {"detail": "corps de requête trop volumineux (maximum 16 Kio)"}
+
+
+def test_streamed_oversized_body_is_refused_too(client):
+    chunks = (b"x" * 4096 for _ in range(8))  # no content-length: chunked upload
+    r = client.post("/api/ask", content=chunks, headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_games_and_one_game(client):
+    games = client.get("/api/games").json()["games"]
+    assert [g["id"] for g in games] == ["cubirds", "cubitos", "karuba", "sans-arret"]
+    karuba = client.get("/api/games/karuba").json()
+    assert karuba == {
+        "id": "karuba", "title": "Karuba", "aliases": [], "author": "Rüdiger Dorn", "publisher": "HABA",
+        "year": 2015, "players": "2 à 4", "duration": "30 à 40 min", "age": "8 ans et +", "passages": 18,
+    }
+    assert next(g for g in games if g["id"] == "sans-arret")["aliases"][0] == "Can't Stop"
+
+
+def test_unknown_game_and_unknown_path_and_method(client):
+    r = client.get("/api/games/monopoly")
+    assert r.status_code == 404 and "jeux connus : cubirds, cubitos, karuba, sans-arret" in r.json()["detail"]
+    r = client.get("/api/nothing")
+    assert r.status_code == 404 and r.json() == {"detail": "chemin inconnu : /api/nothing"}
+    r = client.get("/api/ask")
+    assert r.status_code == 405 and "GET" in r.json()["detail"]
+
+
+def test_health_reports_the_manifest(client):
+    r = client.get("/health")
+    body = r.json()
+    assert r.status_code == 200 and body["status"] == "ok"
+    assert body["model"] == "fake-hashing" and body["passages"] == 72 and body["games"] == 4
+    assert body["passages_per_game"]["karuba"] == 18 and len(body["corpus_hash"]) == 64
+
+
+def test_health_is_503_until_loaded(fake_index):
+    # Without `with`, TestClient does not run the lifespan: the state of a server still loading.
+    r = TestClient(create_app(Settings(index_dir=fake_index), None)).get("/health")
+    assert r.status_code == 503 and "démarre" in r.json()["detail"]
+
+
+def test_cors_default_allows_any_origin_and_can_be_restricted(answerer, fake_index):
+    with TestClient(create_app(Settings(index_dir=fake_index), answerer)) as c:
+        r = c.post("/api/ask", json={"question": NUGGETS, "game": "karuba"}, headers={"origin": "https://club.example"})
+        assert r.headers["access-control-allow-origin"] == "*"
+    restricted = Settings(index_dir=fake_index, cors_origins=["https://shop.example"])
+    with TestClient(create_app(restricted, answerer)) as c:
+        ok = c.options("/api/ask", headers={"origin": "https://shop.example", "access-control-request-method": "POST"})
+        assert ok.headers["access-control-allow-origin"] == "https://shop.example"
+        denied = c.options("/api/ask", headers={"origin": "https://evil.example", "access-control-request-method": "POST"})
+        assert "access-control-allow-origin" not in denied.headers
+
+
+def test_settings_from_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("RULESQA_INDEX_DIR", str(tmp_path))
+    monkeypatch.setenv("RULESQA_CORS_ORIGINS", "https://a.example, https://b.example")
+    monkeypatch.setenv("RULESQA_WORKER_THREADS", "3")
+    s = load_settings()
+    assert (s.index_dir, s.cors_origins, s.worker_threads) == (tmp_path, ["https://a.example", "https://b.example"], 3)
+    monkeypatch.setenv("RULESQA_WORKER_THREADS", "beaucoup")
+    with pytest.raises(Exception, match="RULESQA_WORKER_THREADS"):
+        load_settings()
+
+
+def test_one_access_log_line_per_request(client, caplog):
+    with caplog.at_level(logging.INFO, logger="rulesqa.access"):
+        client.get("/api/games/karuba")
+        post(client, {"question": ""})
+    lines = [r.getMessage() for r in caplog.records if r.name == "rulesqa.access"]
+    assert len(lines) == 2
+    assert lines[0].startswith("GET /api/games/karuba 200 ") and lines[0].endswith("ms")
+    assert lines[1].startswith("POST /api/ask 422 ")
+
+
+def test_openapi_has_french_examples(client):
+    spec = client.get("/openapi.json").json()
+    examples = json.dumps(spec["components"]["schemas"]["AskRequest"], ensure_ascii=False)
+    assert "pépites d'or" in examples
+    assert client.get("/docs").status_code == 200
