@@ -40,7 +40,21 @@ def _units(block: Block):
         for title, line in block.items:
             yield title, _join(title, (line,)), (line,)
     else:
-        yield None, _join(None, block.lines), block.lines
+        for unit in _paragraphs(block.lines):
+            yield None, _join(None, unit), unit
+
+
+def _paragraphs(lines: tuple[Line, ...]):
+    """Each line is a paragraph; a lead line ending with ":" keeps the list lines that follow it."""
+    unit: list[Line] = []
+    for line in lines:
+        continues_list = unit and unit[0].text.endswith(":") and line.text.startswith("- ")
+        if unit and not continues_list:
+            yield tuple(unit)
+            unit = []
+        unit.append(line)
+    if unit:
+        yield tuple(unit)
 
 
 def _passage_id(game: str, section: str | None, text: str, seen: set[str]) -> str:

@@ -18,10 +18,10 @@ def test_manifest_records_model_corpus_and_counts(tmp_path):
     assert saved["embedding"] == {
         "model_id": "fake-hashing", "fingerprint": "fake-64-", "dim": 64, "normalized": True, "passage_template": 1
     }
-    assert saved["corpus"]["passages_per_game"] == {"cubirds": 17, "cubitos": 20, "karuba": 18, "sans-arret": 17}
+    assert saved["corpus"]["passages_per_game"] == {"cubirds": 23, "cubitos": 20, "karuba": 18, "sans-arret": 17}
     assert saved["dense_index"]["type"] == "IndexFlatIP"
     assert len(saved["corpus"]["hash"]) == 64 and saved["format_version"] == store.FORMAT_VERSION
-    assert manifest["stats"]["encoded"] == 72
+    assert manifest["stats"]["encoded"] == 78
 
 
 def test_rebuild_reuses_unchanged_passages(tmp_path):
@@ -33,7 +33,7 @@ def test_rebuild_reuses_unchanged_passages(tmp_path):
     path.write_text(path.read_text().replace("2 points par pépite d'or", "3 points par pépite d'or"))
     embedder.calls.clear()
     again = build_index(corpus, tmp_path / "idx", embedder, progress=False)
-    assert again["stats"] == {**again["stats"], "encoded": 1, "reused": 71}
+    assert again["stats"] == {**again["stats"], "encoded": 1, "reused": 77}
     assert sum(embedder.calls) == 1
     # The reused vectors are the right ones: the edited passage is found by its new text.
     hits = Retriever.load(tmp_path / "idx", embedder).search("3 points par pépite d'or", "karuba", 1)

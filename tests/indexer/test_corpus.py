@@ -33,7 +33,7 @@ Puis on pioche. (p. 4-5)
 ## Fin de manche
 
 La manche s'arrête.
-Lead : une liste suit.
+Une liste suit :
 - premier point
 """
 
@@ -60,7 +60,8 @@ def test_passages_units_sections_and_pages(tmp_path):
          "Combien de cartes ?\nCinq cartes chacun.\nPuis on pioche."),
         ("Comment on gagne", "Le plus riche", (8, 9), "Le plus riche\nCelui qui a le plus d'or gagne."),
         ("Comment on gagne", None, (), "Sans titre ni page."),
-        ("Fin de manche", None, (), "La manche s'arrête.\nLead : une liste suit.\n- premier point"),
+        ("Fin de manche", None, (), "La manche s'arrête."),
+        ("Fin de manche", None, (), "Une liste suit :\n- premier point"),
     ]
     assert items[1].line == 13
 
@@ -77,7 +78,7 @@ def test_edited_text_changes_only_its_own_id(tmp_path):
     before = passages_of(read_game(write(tmp_path, "a.md", GOOD)))
     after = passages_of(read_game(write(tmp_path, "a.md", GOOD.replace("Cinq cartes", "Six cartes"))))
     changed = [a.id != b.id for a, b in zip(before, after)]
-    assert changed == [False, True, False, False, False]
+    assert changed == [False, True, False, False, False, False]
 
 
 def header(extra: str = "") -> str:

@@ -31,7 +31,7 @@ def test_games_and_metadata(corpus):
 
 def test_counts_per_game(corpus):
     _, items = corpus
-    assert Counter(p.game for p in items) == {"cubitos": 20, "karuba": 18, "sans-arret": 17, "cubirds": 17}
+    assert Counter(p.game for p in items) == {"cubitos": 20, "karuba": 18, "sans-arret": 17, "cubirds": 23}
 
 
 def test_each_rules_question_is_one_passage_with_its_answer_pages(corpus):
@@ -57,6 +57,8 @@ def test_known_bullets_and_cubirds_sections(corpus):
     assert all(p.pages == () for p in cubirds)
     end = [p for p in cubirds if p.section == "Fin de partie"]
     assert len(end) == 2 and "7 espèces différentes" in end[0].text
+    phases = next(p for p in cubirds if p.text.startswith("Un tour se déroule en 2 phases :"))
+    assert phases.text.endswith("- Poser des oiseaux\n- Faire une envolée")
     assert any(p.section == "Une carte de la même espèce dans la rangée" for p in cubirds)
 
 

@@ -107,7 +107,7 @@ def test_health_reports_the_manifest(client):
     r = client.get("/health")
     body = r.json()
     assert r.status_code == 200 and body["status"] == "ok"
-    assert body["model"] == "fake-hashing" and body["passages"] == 72 and body["games"] == 4
+    assert body["model"] == "fake-hashing" and body["passages"] == 78 and body["games"] == 4
     assert body["passages_per_game"]["karuba"] == 18 and len(body["corpus_hash"]) == 64
 
 
