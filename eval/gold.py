@@ -1,0 +1,161 @@
+"""The gold question set: loading, validation, and the relevance judgment it defines.
+
+Each line of eval/questions/<split>.jsonl is one question (format in eval/README.md). A bad line is a
+GoldSetError whose message starts with FILE:LINE, so the person editing the set goes straight to it.
+"""
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexer.errors import RulesqaError
+
+QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
+SPLITS = ("dev", "test")
+LANGS = ("fr", "en")
+REQUIRED = ("id", "question", "game", "gold_game", "answerable", "gold_spans", "gold_pages", "lang")
+OPTIONAL = ("note",)
+ID = re.compile(r"^[a-z][a-z0-9_-]*$")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
+class GoldSetError(RulesqaError):
+    """A gold-set file is unreadable or a line is malformed. The message starts with FILE:LINE."""
+
+    def __init__(self, path, line: int, message: str):
+        self.path = str(path)
+        self.line = line
+        self.reason = message
+        super().__init__(f"{self.path}:{line}: {message}")
+
+
+def normalize(text: str) -> str:
+    """Spans are matched after this, so re-chunking or typographic quotes do not break the gold set."""
+    text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES)
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class GoldQuestion:
+    id: str
+    question: str
+    game: str | None
+    gold_game: str | None
+    answerable: bool
+    gold_spans: tuple[str, ...]
+    gold_pages: tuple[int, ...]
+    lang: str
+    note: str | None = None
+    split: str | None = None
+    source: str = ""
+
+    def is_relevant(self, game: str | None, text: str) -> bool:
+        """A passage answers the question when it belongs to gold_game and contains a gold span."""
+        if not self.answerable or game != self.gold_game:
+            return False
+        haystack = normalize(text)
+        return any(normalize(span) in haystack for span in self.gold_spans)
+
+    @property
+    def off_topic(self) -> bool:
+        return self.gold_game is None
+
+
+def _check_types(data: dict, fail) -> None:
+    unknown = sorted(set(data) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        fail(f"clé inconnue : {', '.join(unknown)}")
+    missing = [key for key in REQUIRED if key not in data]
+    if missing:
+        fail(f"clé manquante : {', '.join(missing)}")
+    if not isinstance(data["id"], str) or not ID.match(data["id"]):
+        fail(f"id invalide : {data['id']!r} (minuscules, chiffres, - ou _)")
+    if not isinstance(data["question"], str) or not data["question"].strip():
+        fail("question vide")
+    for key in ("game", "gold_game"):
+        if data[key] is not None and not (isinstance(data[key], str) and data[key]):
+            fail(f"{key} doit être un id de jeu ou null")
+    if not isinstance(data["answerable"], bool):
+        fail("answerable doit être true ou false")
+    spans = data["gold_spans"]
+    if not isinstance(spans, list) or not all(isinstance(s, str) and s.strip() for s in spans):
+        fail("gold_spans doit être une liste de phrases non vides")
+    pages = data["gold_pages"]
+    # bool is an int subclass; a stray true in a page list is a typo, not page 1.
+    if not isinstance(pages, list) or not all(isinstance(p, int) and not isinstance(p, bool) and p > 0 for p in pages):
+        fail("gold_pages doit être une liste d'entiers positifs")
+    if data["lang"] not in LANGS:
+        fail(f"lang doit être l'une de : {', '.join(LANGS)}")
+    if "note" in data and data["note"] is not None and not isinstance(data["note"], str):
+        fail("note doit être un texte")
+
+
+def _check_consistency(data: dict, fail) -> None:
+    if data["answerable"]:
+        if data["gold_game"] is None:
+            fail("une question avec réponse doit avoir un gold_game")
+        if not data["gold_spans"]:
+            fail("une question avec réponse doit avoir au moins un gold_span")
+        if data["game"] not in (None, data["gold_game"]):
+            fail(f"game {data['game']!r} diffère de gold_game {data['gold_game']!r}")
+    elif data["gold_spans"] or data["gold_pages"]:
+        fail("une question sans réponse n'a ni gold_spans ni gold_pages")
+
+
+def parse_line(raw: str, path, number: int, split: str | None) -> GoldQuestion:
+    def fail(message: str):
+        raise GoldSetError(path, number, message)
+
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        fail(f"JSON invalide : {exc.msg} (colonne {exc.colno})")
+    if not isinstance(data, dict):
+        fail("chaque ligne doit être un objet JSON")
+    _check_types(data, fail)
+    _check_consistency(data, fail)
+    return GoldQuestion(
+        id=data["id"],
+        question=data["question"],
+        game=data["game"],
+        gold_game=data["gold_game"],
+        answerable=data["answerable"],
+        gold_spans=tuple(data["gold_spans"]),
+        gold_pages=tuple(sorted(set(data["gold_pages"]))),
+        lang=data["lang"],
+        note=data.get("note"),
+        split=split,
+        source=f"{path}:{number}",
+    )
+
+
+def resolve(path_or_split: str | Path) -> tuple[Path, str | None]:
+    """A split name maps to the shipped file; anything else is a path whose stem may name a split."""
+    if isinstance(path_or_split, str) and path_or_split in SPLITS:
+        return QUESTIONS_DIR / f"{path_or_split}.jsonl", path_or_split
+    path = Path(path_or_split)
+    return path, path.stem if path.stem in SPLITS else None
+
+
+def load_questions(path_or_split: str | Path) -> list[GoldQuestion]:
+    """Load and validate one gold file ("dev", "test" or a path). Raises GoldSetError on any bad line."""
+    path, split = resolve(path_or_split)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise GoldSetError(path, 0, f"lecture impossible : {exc.strerror or exc}") from exc
+    questions: list[GoldQuestion] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        question = parse_line(raw, path, number, split)
+        if question.id in seen:
+            raise GoldSetError(path, number, f"id en double : {question.id!r} (déjà ligne {seen[question.id]})")
+        seen[question.id] = number
+        questions.append(question)
+    if not questions:
+        raise GoldSetError(path, 0, "aucune question")
+    return questions

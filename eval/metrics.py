@@ -1,0 +1,207 @@
+"""Evaluation metrics: small pure functions over per-question records, looked up by name (ranx style).
+
+A record is one question asked in one mode (built by eval.run.make_record):
+    answerable, game (asked, None = routing), gold_game, gold_pages, found, detected_game,
+    relevant (one bool per returned passage, in order), pages (pages of each returned passage),
+    latency_ms.
+A metric whose denominator is empty (e.g. routing on a set with no game-less question) is None,
+never 0, so a missing measurement cannot pass for a failure or a success.
+"""
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+DEFAULT_METRICS = (
+    "hit@1",
+    "hit@3",
+    "mrr@10",
+    "page@1",
+    "abstain_precision",
+    "abstain_recall",
+    "false_refusal",
+    "routing",
+    "latency_p50",
+    "latency_p95",
+)
+OFF_TOPIC = "hors-corpus"
+
+Record = dict
+Value = float | None
+
+
+def mean(values: Iterable[float]) -> Value:
+    values = list(values)
+    return sum(values) / len(values) if values else None
+
+
+def percentile(values: Sequence[float], p: float) -> Value:
+    """Linear interpolation between closest ranks (numpy's default), so small sets stay meaningful."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * p / 100
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+# --- per-question judgments -------------------------------------------------------------------
+
+
+def first_relevant_rank(relevant: Sequence[bool]) -> int | None:
+    """1-based rank of the first relevant passage, None when none is."""
+    return next((i for i, rel in enumerate(relevant, start=1) if rel), None)
+
+
+def hit(record: Record, k: int) -> bool:
+    return any(record["relevant"][:k])
+
+
+def reciprocal_rank(record: Record, k: int) -> float:
+    rank = first_relevant_rank(record["relevant"][:k])
+    return 1.0 / rank if rank else 0.0
+
+
+def page_correct(record: Record) -> bool:
+    """The first passage cites a gold page; gold without pages (Cubirds) needs it relevant instead."""
+    if not record["relevant"]:
+        return False
+    if not record["gold_pages"]:
+        return bool(record["relevant"][0])
+    return bool(set(record["pages"][0]) & set(record["gold_pages"]))
+
+
+def abstained(record: Record) -> bool:
+    return not record["found"]
+
+
+def routing_correct(record: Record) -> bool:
+    """Detected game is the gold one; on an unanswerable question abstaining is also right.
+
+    For off-topic questions gold_game is None, so a null detection matches it; an abstention counts
+    too because the player then gets "not in the rules" whatever game was guessed.
+    """
+    if record["detected_game"] == record["gold_game"]:
+        return True
+    return not record["answerable"] and abstained(record)
+
+
+# --- aggregate metrics --------------------------------------------------------------------------
+
+
+def _answerable(records: Iterable[Record]) -> list[Record]:
+    return [r for r in records if r["answerable"]]
+
+
+def hit_at(records: Sequence[Record], k: int) -> Value:
+    return mean(float(hit(r, k)) for r in _answerable(records))
+
+
+def mrr_at(records: Sequence[Record], k: int) -> Value:
+    return mean(reciprocal_rank(r, k) for r in _answerable(records))
+
+
+def page_at_1(records: Sequence[Record]) -> Value:
+    return mean(float(page_correct(r)) for r in _answerable(records))
+
+
+def abstain_precision(records: Sequence[Record]) -> Value:
+    """Of the questions the system refused, the share that should have been refused."""
+    refused = [r for r in records if abstained(r)]
+    return mean(float(not r["answerable"]) for r in refused)
+
+
+def abstain_recall(records: Sequence[Record]) -> Value:
+    """Of the questions that should be refused, the share the system refused."""
+    return mean(float(abstained(r)) for r in records if not r["answerable"])
+
+
+def false_refusal(records: Sequence[Record]) -> Value:
+    return mean(float(abstained(r)) for r in _answerable(records))
+
+
+def routing(records: Sequence[Record]) -> Value:
+    return mean(float(routing_correct(r)) for r in records if r["game"] is None)
+
+
+def latency(records: Sequence[Record], p: float) -> Value:
+    return percentile([r["latency_ms"] for r in records], p)
+
+
+_PARAMETRIC: dict[str, Callable[[Sequence[Record], int], Value]] = {
+    "hit": hit_at,
+    "mrr": mrr_at,
+}
+_PLAIN: dict[str, Callable[[Sequence[Record]], Value]] = {
+    "page@1": page_at_1,
+    "abstain_precision": abstain_precision,
+    "abstain_recall": abstain_recall,
+    "false_refusal": false_refusal,
+    "routing": routing,
+}
+_AT = re.compile(r"^(?P<name>[a-z]+)@(?P<k>[1-9][0-9]*)$")
+_LATENCY = re.compile(r"^latency_p(?P<p>[0-9]{1,2}(?:\.[0-9]+)?|100)$")
+
+
+def metric(name: str) -> Callable[[Sequence[Record]], Value]:
+    """The function behind a metric name such as "hit@3", "mrr@10" or "latency_p95"."""
+    if name in _PLAIN:
+        return _PLAIN[name]
+    match = _AT.match(name)
+    if match and match["name"] in _PARAMETRIC:
+        fn, k = _PARAMETRIC[match["name"]], int(match["k"])
+        return lambda records: fn(records, k)
+    match = _LATENCY.match(name)
+    if match:
+        p = float(match["p"])
+        return lambda records: latency(records, p)
+    raise ValueError(f"métrique inconnue : {name!r}")
+
+
+def evaluate(records: Sequence[Record], metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, Value]:
+    return {name: metric(name)(records) for name in metrics}
+
+
+def group_key(record: Record) -> str:
+    return record["gold_game"] or OFF_TOPIC
+
+
+def by_game(records: Sequence[Record], metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, dict[str, Value]]:
+    metrics = tuple(metrics)
+    groups: dict[str, list[Record]] = {}
+    for r in records:
+        groups.setdefault(group_key(r), []).append(r)
+    # Games alphabetically, off-topic last: tables read the same run after run.
+    keys = sorted(groups, key=lambda g: (g == OFF_TOPIC, g))
+    return {g: evaluate(groups[g], metrics) for g in keys}
+
+
+def counts(records: Sequence[Record]) -> dict[str, int]:
+    return {
+        "questions": len(records),
+        "answerable": sum(1 for r in records if r["answerable"]),
+        "unanswerable": sum(1 for r in records if not r["answerable"]),
+        "off_topic": sum(1 for r in records if r["gold_game"] is None),
+        "no_game": sum(1 for r in records if r["game"] is None),
+    }
+
+
+def failures(record: Record, k: int = 10) -> list[str]:
+    """Why a record fails, in words for the report; empty when it passes every check."""
+    reasons = []
+    if record["answerable"]:
+        if abstained(record):
+            reasons.append("refus à tort")
+        rank = first_relevant_rank(record["relevant"][:k])
+        if rank is None:
+            reasons.append(f"aucun passage pertinent dans le top {k}")
+        elif rank > 1:
+            reasons.append(f"premier passage pertinent au rang {rank}")
+        if rank is not None and not page_correct(record):
+            reasons.append("page du premier passage hors des pages attendues")
+    elif not abstained(record):
+        reasons.append("réponse donnée au lieu de s'abstenir")
+    if record["game"] is None and not routing_correct(record):
+        detected = record["detected_game"] or "aucun"
+        reasons.append(f"routage : {detected} au lieu de {record['gold_game'] or 'aucun'}")
+    return reasons

@@ -1,0 +1,182 @@
+"""Markdown report of an evaluation (eval.run.run_eval result), with its PNG plots.
+
+Every table, heading and plot title names the split, so a number copied out of the report keeps
+saying where it comes from.
+"""
+
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from eval import metrics as m
+
+REPORT_NAME = "REPORT.md"
+HIT_PLOT = "hit_at_k.png"
+LATENCY_PLOT = "latency.png"
+LABELS = {
+    "hit@1": "hit@1",
+    "hit@3": "hit@3",
+    "mrr@10": "MRR@10",
+    "page@1": "page@1",
+    "abstain_precision": "précision abst.",
+    "abstain_recall": "rappel abst.",
+    "false_refusal": "faux refus",
+    "routing": "routage",
+    "latency_p50": "latence p50 (ms)",
+    "latency_p95": "latence p95 (ms)",
+}
+
+
+def fmt(name: str, value) -> str:
+    if value is None:
+        return "n/a"
+    if name.startswith("latency"):
+        return f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _label(name: str) -> str:
+    return LABELS.get(name, name)
+
+
+def _overview(result: dict, split: str) -> list[str]:
+    c = result["counts"]["overall"]
+    return [
+        f"# Évaluation de rulesqa — split `{split}`",
+        "",
+        f"Tous les chiffres de ce rapport viennent du split `{split}` : {c['questions']} questions, "
+        f"dont {c['answerable']} avec réponse, {c['unanswerable']} sans réponse "
+        f"({c['off_topic']} hors corpus) et {c['no_game']} posées sans jeu (routage). "
+        f"Chaque question est posée avec k = {result['k']} passages dans chaque mode.",
+        "",
+        "Définitions des métriques : `eval/README.md`.",
+    ]
+
+
+def _per_mode(result: dict, split: str) -> list[str]:
+    names = result["metrics"]
+    rows = [[f"`{mode}`"] + [fmt(n, result["results"][mode]["overall"][n]) for n in names] for mode in result["modes"]]
+    return ["", f"## Par mode — split `{split}`", ""] + _table(["mode"] + [_label(n) for n in names], rows)
+
+
+def _per_game(result: dict, split: str) -> list[str]:
+    names = result["metrics"]
+    counts = result["counts"]["per_game"]
+    out = ["", f"## Par jeu — split `{split}`"]
+    for mode in result["modes"]:
+        rows = [
+            [game, str(counts[game]["questions"])] + [fmt(n, values[n]) for n in names]
+            for game, values in result["results"][mode]["per_game"].items()
+        ]
+        out += ["", f"### Mode `{mode}` — split `{split}`", ""]
+        out += _table(["jeu", "questions"] + [_label(n) for n in names], rows)
+    return out
+
+
+def _significance(result: dict, split: str) -> list[str]:
+    sig = result["significance"]
+    out = ["", f"## Test de significativité — split `{split}`", ""]
+    if not sig["pairs"]:
+        return out + ["Un seul mode évalué (ou aucune question avec réponse) : pas de comparaison."]
+    out += [
+        f"Test apparié `{sig['test']}` (ranx.compare) sur les questions avec réponse du split `{split}` ; "
+        f"différence significative si p ≤ {sig['max_p']}.",
+        "",
+    ]
+    rows = [
+        [f"`{p['a']}` vs `{p['b']}`", p["metric"], fmt(p["metric"], p["score_a"]), fmt(p["metric"], p["score_b"]),
+         "n/a" if p["p_value"] is None else f"{p['p_value']:.4f}", "oui" if p["significant"] else "non"]
+        for p in sig["pairs"]
+    ]
+    return out + _table(["modes", "métrique", "score A", "score B", "p", "significatif"], rows)
+
+
+def _failures(result: dict, split: str) -> list[str]:
+    out = ["", f"## Échecs — split `{split}`"]
+    for mode in result["modes"]:
+        failed = [(r, m.failures(r, result["k"])) for r in result["records"][mode]]
+        failed = [(r, reasons) for r, reasons in failed if reasons]
+        out += ["", f"### Mode `{mode}` — {len(failed)} question(s) en échec sur {len(result['records'][mode])}", ""]
+        if not failed:
+            out.append("Aucun échec.")
+            continue
+        rows = [[r["id"], r["gold_game"] or m.OFF_TOPIC, r["question"], " ; ".join(reasons)] for r, reasons in failed]
+        out += _table(["id", "jeu", "question", "raisons"], rows)
+    return out
+
+
+def _figure(width: float = 6.4, height: float = 4.0) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(fig)  # explicit Agg canvas: no display, no global pyplot state
+    return fig
+
+
+def plot_hit_curves(result: dict, path: Path, split: str) -> Path:
+    fig = _figure()
+    ax = fig.add_subplot()
+    ks = list(range(1, result["k"] + 1))
+    for mode in result["modes"]:
+        curve = [v if v is not None else float("nan") for v in result["results"][mode]["hit_curve"]]
+        ax.plot(ks, curve, marker="o", label=mode)
+    ax.set_xlabel("k")
+    ax.set_ylabel("hit@k")
+    ax.set_xticks(ks)
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    ax.set_title(f"hit@k par mode — split {split}")
+    fig.tight_layout()
+    fig.savefig(path)
+    return path
+
+
+def plot_latency(result: dict, path: Path, split: str) -> Path:
+    fig = _figure()
+    ax = fig.add_subplot()
+    for mode in result["modes"]:
+        ax.hist([r["latency_ms"] for r in result["records"][mode]], bins=20, alpha=0.5, label=mode)
+    ax.set_xlabel("latence par question (ms)")
+    ax.set_ylabel("questions")
+    ax.legend()
+    ax.set_title(f"Latence par question — split {split}")
+    fig.tight_layout()
+    fig.savefig(path)
+    return path
+
+
+def write_report(result: dict, out_dir: Path, split: str) -> Path:
+    """Write REPORT.md and its plots into out_dir; returns the report's path."""
+    if result.get("split") and result["split"] != split:
+        # A report labelled with another split than its numbers would defeat its purpose.
+        raise ValueError(f"le résultat vient du split {result['split']!r}, pas {split!r}")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plot_hit_curves(result, out_dir / HIT_PLOT, split)
+    plot_latency(result, out_dir / LATENCY_PLOT, split)
+    lines = _overview(result, split) + _per_mode(result, split) + _per_game(result, split)
+    lines += _significance(result, split)
+    lines += [
+        "",
+        f"## Courbes hit@k — split `{split}`",
+        "",
+        f"![hit@k par mode, split {split}]({HIT_PLOT})",
+        "",
+        f"## Latence — split `{split}`",
+        "",
+        f"![latence par question, split {split}]({LATENCY_PLOT})",
+    ]
+    lines += _failures(result, split)
+    path = out_dir / REPORT_NAME
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

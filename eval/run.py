@@ -1,0 +1,156 @@
+"""Run the gold set through an answerer in each retrieval mode and score it.
+
+The answerer is anything with `ask(question, game=None, k=5, mode="hybrid") -> dict` returning the
+service.answer.Answerer payload; tests pass a small fake, the CLI passes the real one.
+"""
+
+import math
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+
+from eval import metrics as m
+from eval.gold import GoldQuestion
+
+MODES = ("dense", "lexical", "hybrid")
+# Paired tests run on these per-question scores; names are ours, values ranx's.
+SIGNIFICANCE_METRICS = {"mrr@10": "mrr@10", "hit@1": "hit_rate@1"}
+SIGNIFICANCE_TEST = "fisher"
+SIGNIFICANCE_MAX_P = 0.05
+# ranx needs at least one relevant document per query; this id is never returned, so it changes
+# neither hit rate nor MRR (both depend only on where the first returned relevant passage sits).
+_GOLD_SENTINEL = "__gold__"
+_EMPTY_SENTINEL = "__aucun_passage__"
+
+
+def make_record(question: GoldQuestion, mode: str, result: dict, latency_ms: float) -> dict:
+    passages = result.get("passages") or []
+    detected = result.get("game")
+    answer = result.get("answer")
+    return {
+        "id": question.id,
+        "split": question.split,
+        "mode": mode,
+        "question": question.question,
+        "lang": question.lang,
+        "game": question.game,
+        "gold_game": question.gold_game,
+        "answerable": question.answerable,
+        "gold_pages": list(question.gold_pages),
+        "found": bool(result.get("found")),
+        "detected_game": detected["id"] if detected else None,
+        "answer_passage_id": answer.get("passage_id") if answer else None,
+        "passage_ids": [p["id"] for p in passages],
+        "pages": [list(p.get("pages") or []) for p in passages],
+        "relevant": [question.is_relevant(p.get("game"), p.get("text", "")) for p in passages],
+        "latency_ms": latency_ms,
+    }
+
+
+def ask_all(answerer, questions: Sequence[GoldQuestion], mode: str, k: int) -> list[dict]:
+    records = []
+    for q in questions:
+        start = time.perf_counter()
+        result = answerer.ask(q.question, game=q.game, k=k, mode=mode)
+        elapsed_ms = (time.perf_counter() - start) * 1000
+        records.append(make_record(q, mode, result, elapsed_ms))
+    return records
+
+
+def split_label(questions: Iterable[GoldQuestion]) -> str | None:
+    splits = sorted({q.split for q in questions if q.split})
+    return "+".join(splits) if splits else None
+
+
+def _qrels_and_runs(records_by_mode: dict[str, list[dict]]):
+    """ranx inputs over answerable questions, rank order kept by strictly decreasing scores."""
+    qrels: dict[str, dict[str, int]] = {}
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for mode, records in records_by_mode.items():
+        run: dict[str, dict[str, float]] = {}
+        for r in records:
+            if not r["answerable"]:
+                continue
+            qrels.setdefault(r["id"], {_GOLD_SENTINEL: 1})
+            ids = r["passage_ids"]
+            # Scores from rank, not from the answerer: its scores may tie and ranx would reorder.
+            run[r["id"]] = {pid: float(len(ids) - i) for i, pid in enumerate(ids)} or {_EMPTY_SENTINEL: 0.0}
+            for pid, rel in zip(ids, r["relevant"]):
+                if rel:
+                    qrels[r["id"]][pid] = 1
+        runs[mode] = run
+    return qrels, runs
+
+
+def _p_value(value) -> float | None:
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def significance(records_by_mode: dict[str, list[dict]], test: str = SIGNIFICANCE_TEST,
+                 max_p: float = SIGNIFICANCE_MAX_P, seed: int = 42) -> dict:
+    """Paired test between every two modes on per-question MRR@10 and hit@1 (ranx.compare)."""
+    info = {"test": test, "max_p": max_p, "metrics": list(SIGNIFICANCE_METRICS), "pairs": []}
+    qrels_dict, runs_dict = _qrels_and_runs(records_by_mode)
+    if len(runs_dict) < 2 or not qrels_dict:
+        return info
+    from ranx import Qrels, Run, compare  # heavy (numba): only when a comparison is asked for
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's int cast warnings say nothing about our data
+        report = compare(
+            Qrels(qrels_dict),
+            [Run(run, name=mode) for mode, run in runs_dict.items()],
+            metrics=list(SIGNIFICANCE_METRICS.values()),
+            stat_test=test,
+            max_p=max_p,
+            random_seed=seed,
+        ).to_dict()
+    modes = list(runs_dict)
+    for i, a in enumerate(modes):
+        for b in modes[i + 1:]:
+            for ours, theirs in SIGNIFICANCE_METRICS.items():
+                p = _p_value(report[a]["comparisons"][b][theirs])
+                info["pairs"].append({
+                    "a": a,
+                    "b": b,
+                    "metric": ours,
+                    "score_a": float(report[a]["scores"][theirs]),
+                    "score_b": float(report[b]["scores"][theirs]),
+                    "p_value": p,
+                    "significant": p is not None and p <= max_p,
+                })
+    return info
+
+
+def run_eval(answerer, questions: Sequence[GoldQuestion], modes: Sequence[str] = MODES, k: int = 10,
+             metrics: Sequence[str] = m.DEFAULT_METRICS) -> dict:
+    """Ask every question in every mode (k passages each) and return metrics, tests and records."""
+    if not questions:
+        raise ValueError("aucune question à évaluer")
+    records_by_mode = {mode: ask_all(answerer, questions, mode, k) for mode in modes}
+    first = next(iter(records_by_mode.values()))
+    results = {}
+    for mode, records in records_by_mode.items():
+        results[mode] = {
+            "overall": m.evaluate(records, metrics),
+            "per_game": m.by_game(records, metrics),
+            "hit_curve": [m.hit_at(records, i) for i in range(1, k + 1)],
+        }
+    return {
+        "split": split_label(questions),
+        "k": k,
+        "modes": list(modes),
+        "metrics": list(metrics),
+        "counts": {"overall": m.counts(first), "per_game": _counts_per_game(first)},
+        "results": results,
+        "significance": significance(records_by_mode),
+        "records": records_by_mode,
+    }
+
+
+def _counts_per_game(records: list[dict]) -> dict[str, dict[str, int]]:
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        groups.setdefault(m.group_key(r), []).append(r)
+    return {g: m.counts(groups[g]) for g in sorted(groups, key=lambda g: (g == m.OFF_TOPIC, g))}

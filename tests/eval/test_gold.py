@@ -1,0 +1,188 @@
+"""The shipped gold set is valid against the real corpus, and bad files fail with FILE:LINE."""
+
+import json
+import re
+import unicodedata
+from collections import Counter
+
+import pytest
+
+from eval.gold import SPLITS, GoldQuestion, GoldSetError, load_questions
+from indexer.defaults import REPO
+from indexer.passages import load_passages
+
+QA_SECTION = "Les règles en questions"
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    docs, passages = load_passages(REPO / "corpus")
+    return docs, passages
+
+
+@pytest.fixture(scope="module")
+def gold() -> dict[str, list[GoldQuestion]]:
+    return {split: load_questions(split) for split in SPLITS}
+
+
+def every(gold) -> list[GoldQuestion]:
+    return [q for split in SPLITS for q in gold[split]]
+
+
+def test_splits_load_with_their_name(gold):
+    for split in SPLITS:
+        assert gold[split] and all(q.split == split for q in gold[split])
+        assert all(q.id.startswith(split[0]) for q in gold[split])
+
+
+def test_ids_unique_across_splits(gold):
+    ids = Counter(q.id for q in every(gold))
+    assert [i for i, n in ids.items() if n > 1] == []
+
+
+def test_games_exist(gold, corpus):
+    known = {doc.game.id for doc in corpus[0]}
+    for q in every(gold):
+        assert q.game in known | {None}, q.source
+        assert q.gold_game in known | {None}, q.source
+
+
+def test_every_span_is_verbatim_in_a_passage_of_its_game(gold, corpus):
+    passages = corpus[1]
+    for q in every(gold):
+        for span in q.gold_spans:
+            assert any(span in p.text for p in passages if p.game == q.gold_game), f"{q.source}: {span!r}"
+
+
+def test_gold_pages_are_the_pages_of_the_matching_passages(gold, corpus):
+    passages = corpus[1]
+    for q in every(gold):
+        if not q.answerable:
+            continue
+        matching = [p for p in passages if q.is_relevant(p.game, p.text)]
+        assert matching, q.source
+        pages = {page for p in matching for page in p.pages}
+        assert pages <= set(q.gold_pages), f"{q.source}: pages {sorted(pages)} hors de {list(q.gold_pages)}"
+        assert set(q.gold_pages) <= pages, f"{q.source}: gold_pages {list(q.gold_pages)} sans passage"
+
+
+def _plain(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.lower())
+    return re.sub(r"[^a-z0-9]+", " ", "".join(c for c in text if not unicodedata.combining(c))).strip()
+
+
+def test_questions_are_not_the_corpus_question_lines(gold, corpus):
+    corpus_questions = {_plain(p.title) for p in corpus[1] if p.section == QA_SECTION and p.title}
+    assert len(corpus_questions) > 20
+    copied = [q.source for q in every(gold) if _plain(q.question) in corpus_questions]
+    assert copied == []
+
+
+def test_minimum_counts_overall(gold):
+    questions = every(gold)
+    assert len(questions) >= 80
+    assert sum(not q.answerable for q in questions) >= 12
+    assert sum(q.gold_game is None for q in questions) >= 8  # other games, recipes, weather…
+    assert sum(q.game is None for q in questions) >= 12
+    assert sum(q.lang == "en" for q in questions) >= 6
+    assert 0.3 <= len(gold["dev"]) / len(questions) <= 0.5
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_minimum_counts_per_split(gold, split):
+    questions = gold[split]
+    per_game = Counter(q.gold_game for q in questions if q.answerable)
+    assert set(per_game) == {"cubirds", "cubitos", "karuba", "sans-arret"}
+    assert min(per_game.values()) >= 8, per_game
+    assert sum(not q.answerable for q in questions) >= 5
+    assert sum(q.gold_game is None for q in questions) >= 3
+    assert sum(not q.answerable and q.gold_game is not None for q in questions) >= 2
+    no_game = [q for q in questions if q.game is None]
+    assert len(no_game) >= 5
+    assert any(not q.answerable for q in no_game)
+    assert sum(q.lang == "en" for q in questions) >= 2
+
+
+def test_routing_questions_mostly_do_not_name_the_game(gold, corpus):
+    names = {_plain(doc.game.title) for doc in corpus[0]}
+    names |= {_plain(a) for doc in corpus[0] for a in doc.game.aliases}
+    routed = [q for q in every(gold) if q.game is None and q.gold_game is not None]
+    naming = [q for q in routed if any(n in _plain(q.question) for n in names)]
+    assert 3 <= len(naming) < len(routed) / 2
+
+
+def test_every_game_is_probed_beyond_its_qa_pairs(gold, corpus):
+    passages = corpus[1]
+    for game in ("cubitos", "karuba", "sans-arret"):
+        beyond = [
+            q for q in every(gold)
+            if q.gold_game == game and any(q.is_relevant(p.game, p.text) for p in passages if p.section != QA_SECTION)
+        ]
+        assert len(beyond) >= 5, game
+    cubirds_sections = {p.section for p in passages if p.game == "cubirds"
+                        for q in every(gold) if q.is_relevant(p.game, p.text)}
+    assert len(cubirds_sections) >= 8
+
+
+def test_relevance_normalizes_apostrophes_and_spaces():
+    q = GoldQuestion("x1", "?", None, "cubirds", True, ("l'envolée  est facultative",), (), "fr")
+    assert q.is_relevant("cubirds", "Contrairement à la pose, l\u2019envolée est\nfacultative.")
+    assert not q.is_relevant("karuba", "l'envolée est facultative")
+    off = GoldQuestion("x2", "?", None, None, False, (), (), "fr")
+    assert not off.is_relevant(None, "n'importe quoi")
+
+
+GOOD = {"id": "d001", "question": "Une pépite ça vaut combien ?", "game": "karuba", "gold_game": "karuba",
+        "answerable": True, "gold_spans": ["2 points par pépite d'or"], "gold_pages": [6], "lang": "fr"}
+
+
+def _write(tmp_path, *rows, name="dev.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_good_file_loads_with_split_from_its_name(tmp_path):
+    (q,) = load_questions(_write(tmp_path, GOOD))
+    assert q.split == "dev" and q.gold_pages == (6,) and q.source.endswith("dev.jsonl:1")
+    (q,) = load_questions(_write(tmp_path, GOOD, name="mine.jsonl"))
+    assert q.split is None
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        ("{not json", "JSON invalide"),
+        ("[1, 2]", "objet JSON"),
+        ({**GOOD, "extra": 1}, "clé inconnue : extra"),
+        ({k: v for k, v in GOOD.items() if k != "lang"}, "clé manquante : lang"),
+        ({**GOOD, "id": "D 1"}, "id invalide"),
+        ({**GOOD, "answerable": "yes"}, "answerable"),
+        ({**GOOD, "gold_pages": [True]}, "gold_pages"),
+        ({**GOOD, "gold_spans": []}, "au moins un gold_span"),
+        ({**GOOD, "gold_game": None}, "doit avoir un gold_game"),
+        ({**GOOD, "game": "cubitos"}, "diffère de gold_game"),
+        ({**GOOD, "answerable": False}, "ni gold_spans ni gold_pages"),
+        ({**GOOD, "lang": "de"}, "lang"),
+    ],
+)
+def test_bad_line_reports_file_and_line(tmp_path, bad, reason):
+    path = _write(tmp_path, {**GOOD, "id": "d000"}, "", bad)  # blank line 2 still counts
+    with pytest.raises(GoldSetError) as exc:
+        load_questions(path)
+    assert str(exc.value).startswith(f"{path}:3: ")
+    assert reason in str(exc.value)
+
+
+def test_duplicate_id_names_both_lines(tmp_path):
+    path = _write(tmp_path, GOOD, GOOD)
+    with pytest.raises(GoldSetError, match=r"dev\.jsonl:2: id en double : 'd001' \(déjà ligne 1\)"):
+        load_questions(path)
+
+
+def test_missing_or_empty_file(tmp_path):
+    with pytest.raises(GoldSetError, match="lecture impossible"):
+        load_questions(tmp_path / "absent.jsonl")
+    with pytest.raises(GoldSetError, match="aucune question"):
+        load_questions(_write(tmp_path, ""))
