@@ -155,6 +155,74 @@ def serve(
     uvicorn.run(create_app(settings, answerer), host=host, port=port, access_log=False, log_level="info")
 
 
+@app.command("eval")
+def evaluate(
+    questions: Optional[Path] = typer.Option(None, "--questions", help="Fichier JSONL de questions (défaut : le split)."),
+    split: str = typer.Option("test", "--split", help="dev (réglages) ou test (chiffres publiés)."),
+    mode: str = typer.Option("all", "--mode", help="dense, lexical, hybrid ou all."),
+    as_json: bool = typer.Option(False, "--json", help="Métriques en JSON."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Écrire un rapport Markdown + graphiques ici."),
+    calibrate: bool = typer.Option(False, "--calibrate", help="Choisir fusion et seuil d'abstention sur dev."),
+    index_dir: Optional[Path] = IndexOpt,
+    model: Optional[str] = ModelOpt,
+):
+    """Mesurer la précision des réponses sur le jeu de questions de référence."""
+    from eval.gold import SPLITS, load_questions
+    from service.fusion import MODES
+
+    if split not in SPLITS:
+        fail(f"split inconnu « {split} » (dev ou test)")
+    if mode not in (*MODES, "all"):
+        fail(f"mode inconnu « {mode} » (dense, lexical, hybrid ou all)")
+    gold = run(lambda: load_questions(questions or split))
+    from service.answer import Answerer
+
+    embedder = _embedder(model)
+    answerer = run(lambda: Answerer.load(index_dir or defaults.index_dir(), embedder))
+    if calibrate:
+        _calibrate(answerer, embedder, gold, split, questions)
+        return
+    from eval.run import run_eval
+
+    result = run_eval(answerer, gold, modes=MODES if mode == "all" else (mode,))
+    if report is not None:
+        from eval.report import write_report
+
+        path = write_report(result, report, result["split"] or "custom")
+        typer.echo(f"rapport : {path}", err=True)
+    if as_json:
+        print_json({k: v for k, v in result.items() if k != "records"})
+    else:
+        typer.echo(render_metrics(result))
+
+
+def _calibrate(answerer, embedder, gold, split, questions) -> None:
+    from eval.tune import calibrate as tune
+    from service import calibration
+
+    if split != "dev" or questions is not None:
+        fail("--calibrate ne s'utilise que sur le split dev (le split test sert seulement à mesurer)")
+    chosen, info = tune(answerer, gold)
+    calibration.save(embedder.model_id, chosen, info["measured"])
+    typer.echo(f"fusion : {chosen.fusion}")
+    typer.echo(f"abstention : {chosen.abstention}")
+    typer.echo(f"mesuré sur dev : {info['measured']}")
+    typer.echo(str(calibration.CALIBRATION_FILE))
+
+
+def render_metrics(result: dict) -> str:
+    names = result["metrics"]
+    lines = [f"split : {result['split']}  ({result['counts']['overall']})", ""]
+    lines.append("métrique".ljust(20) + "".join(m.rjust(10) for m in result["modes"]))
+    for name in names:
+        cells = []
+        for m in result["modes"]:
+            value = result["results"][m]["overall"].get(name)
+            cells.append(("—" if value is None else f"{value:.3f}" if value < 10 else f"{value:.1f}").rjust(10))
+        lines.append(name.ljust(20) + "".join(cells))
+    return "\n".join(lines)
+
+
 def _embedder(model: Optional[str]):
     from indexer.embed import load_embedder
 

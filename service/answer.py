@@ -8,7 +8,6 @@ passages, so the player can judge.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,8 @@ from indexer.analysis import analyze
 from indexer.errors import QuestionError
 from indexer.passages import Passage
 from service.fusion import MODES
+from service import calibration
+from service.calibration import AbstentionPolicy
 from service.retrieval import FusionConfig, Hit, Retriever, Scores
 from service.routing import GameNames, Route
 
@@ -27,16 +28,6 @@ MAX_K = 20
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"A-ZÀ-ÖØ-Þ0-9])")
 # A first sentence this short ("Non.", "Oui : …") needs the next one to make sense on its own.
 SHORT_SENTENCE = 60
-
-
-@dataclass(frozen=True)
-class AbstentionPolicy:
-    """found = the top passage's cosine similarity to the question reaches min_dense.
-
-    Calibrated on the eval's dev split (`rulesqa eval --calibrate`, docs/EVAL.md); model dependent.
-    """
-
-    min_dense: float = 0.0
 
 
 def validate(question, k, mode) -> str:
@@ -111,7 +102,9 @@ class Answerer:
             from indexer.embed import load_embedder
 
             embedder = load_embedder()
-        return cls(Retriever.load(index_dir, embedder, fusion), policy or default_policy(embedder))
+        measured = calibration.load(embedder.model_id)
+        retriever = Retriever.load(index_dir, embedder, fusion or measured.fusion)
+        return cls(retriever, policy or measured.abstention)
 
     def route(self, question: str, game: str | None, scores: Scores, mode: str) -> Route:
         if game is not None:
@@ -121,19 +114,19 @@ class Answerer:
         if named:
             return Route(named, "name")
         hits = self.retriever.rank(scores, None, 1, mode)
-        if hits and self.confident(hits[0]):
+        if hits and self.confident(scores, hits[0]):
             return Route(hits[0].passage.game, "retrieval")
         return Route(None, "none")
 
-    def confident(self, hit: Hit) -> bool:
-        return hit.dense >= self.policy.min_dense
+    def confident(self, scores: Scores, hit: Hit) -> bool:
+        return self.policy.accepts(self.retriever.evidence(scores, hit))
 
     def ask(self, question, game: str | None = None, k: int = 5, mode: str = "hybrid") -> dict:
         question = validate(question, k, mode)
         scores = self.retriever.score(question)
         route = self.route(question, game, scores, mode)
         hits = self.retriever.rank(scores, route.game, k, mode)
-        found = bool(hits) and route.game is not None and self.confident(hits[0])
+        found = bool(hits) and route.game is not None and self.confident(scores, hits[0])
         game_obj = self.retriever.game(route.game) if route.game else None
         answer = None
         if found:
@@ -165,12 +158,3 @@ def message(found: bool, game_title: str | None, answer: dict | None) -> str:
         return f"Réponse trouvée : {answer['citation']}."
     where = f"les règles de {game_title}" if game_title else "les règles des jeux que je connais"
     return f"Je ne trouve pas de réponse à cette question dans {where}. Voici les passages les plus proches."
-
-
-def default_policy(embedder: Embedder) -> AbstentionPolicy:
-    """The calibrated threshold for the shipped model; other models get no abstention until calibrated."""
-    return AbstentionPolicy(min_dense=CALIBRATED_MIN_DENSE.get(embedder.model_id, 0.0))
-
-
-# model id -> min_dense, from the dev split (docs/EVAL.md).
-CALIBRATED_MIN_DENSE: dict[str, float] = {}

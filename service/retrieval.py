@@ -6,7 +6,7 @@ A question is encoded and scored once (`score`); the result can then be ranked f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,9 +50,18 @@ class Scores:
 
     question: str
     vector: np.ndarray
-    terms: list[str]
+    terms: list[str]  # analyzed question terms found in the corpus vocabulary
+    n_terms: int  # analyzed question terms, found or not
     lexical: np.ndarray  # BM25 score of every passage
-    dense_cache: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How strongly the corpus supports the top passage; the abstention decision reads these."""
+
+    top: float  # cosine of the question and the top passage
+    lift: float  # that cosine minus the question's mean cosine to all passages
+    coverage: float  # share of the question's terms that occur anywhere in the corpus
 
 
 class Retriever:
@@ -63,6 +72,8 @@ class Retriever:
         self.passages = data.passages
         self.games = data.games
         self.game_ids = [g.id for g in data.games]
+        # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product.
+        self._centroid = data.vectors.mean(axis=0) if len(data.vectors) else np.zeros(data.vectors.shape[1])
         self._rows_of_game = {
             gid: np.array([i for i, p in enumerate(self.passages) if p.game == gid], dtype=np.int64)
             for gid in self.game_ids
@@ -86,12 +97,17 @@ class Retriever:
 
     def score(self, question: str) -> Scores:
         vector = self.embedder.encode_queries([question])[0]
-        terms = [t for t in analyze(question) if t in self.data.lexical.vocab_dict]
+        analyzed = analyze(question)
+        terms = [t for t in analyzed if t in self.data.lexical.vocab_dict]
         if terms:
             lexical = np.asarray(self.data.lexical.get_scores(terms), dtype=np.float64)
         else:
             lexical = np.zeros(len(self.passages))
-        return Scores(question, vector, terms, lexical)
+        return Scores(question, vector, terms, len(analyzed), lexical)
+
+    def evidence(self, scores: Scores, hit: Hit) -> Evidence:
+        coverage = len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
+        return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), coverage)
 
     def _dense_candidates(self, scores: Scores, rows: np.ndarray | None, n: int) -> np.ndarray:
         import faiss
@@ -146,4 +162,4 @@ def check_compatible(manifest: dict, embedder: Embedder) -> None:
         raise IndexMismatchError(f"l'index lexical a été construit par une autre version de l'analyseur : {hint}")
 
 
-__all__ = ["Retriever", "Hit", "Scores", "FusionConfig", "check_compatible", "METHODS", "MODES"]
+__all__ = ["Retriever", "Hit", "Scores", "Evidence", "FusionConfig", "check_compatible", "METHODS", "MODES"]

@@ -10,7 +10,7 @@ from service.answer import AbstentionPolicy, Answerer, citation, extract_answer
 
 @pytest.fixture
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.2))
+    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.2))
 
 
 def test_answer_object_shape_and_citation(answerer):
@@ -30,7 +30,7 @@ def test_answer_object_shape_and_citation(answerer):
 
 
 def test_weak_evidence_abstains_but_lists_nearest_passages(fake_index):
-    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.99))
+    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.99))
     result = strict.ask("Les pépites d'or rapportent combien ?", "karuba")
     assert result["found"] is False and result["answer"] is None
     assert "ne trouve pas" in result["message"] and "Karuba" in result["message"]
@@ -49,7 +49,7 @@ def test_game_detected_from_retrieval_evidence(answerer):
 
 
 def test_off_topic_without_game_abstains_with_no_game(fake_index):
-    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.99))
+    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.99))
     result = strict.ask("Quelle est la recette de la pâte à crêpes ?")
     assert result["found"] is False and result["game"] is None and result["game_detected"] is False
     assert "jeux que je connais" in result["message"]

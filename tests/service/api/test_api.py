@@ -16,7 +16,7 @@ NUGGETS = "Les pépites d'or rapportent combien à la fin ?"
 
 @pytest.fixture(scope="module")
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(min_dense=0.2))
+    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.2))
 
 
 @pytest.fixture

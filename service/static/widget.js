@@ -1,0 +1,511 @@
+// rulesqa chat widget. A site owner adds one tag:
+//   <script src="https://HOST/widget.js" data-game="karuba" data-accent="#0f766e" data-position="right" defer></script>
+// The widget lives in an open shadow root on <rulesqa-widget id="rulesqa-widget">: its CSS stays inside and
+// the host page's CSS stays outside. It talks to the origin it was loaded from (CORS). Everything that comes
+// from the API is inserted with textContent: rulebook text is data, never markup.
+"use strict";
+
+(() => {
+  const HOST_ID = "rulesqa-widget";
+  const TIMEOUT_MS = 30000;
+  const PASSAGES = 5;
+
+  if (document.getElementById(HOST_ID)) return; // the tag was pasted twice: one widget is enough
+
+  // ---------- configuration from the script tag ----------
+
+  function findScript() {
+    if (document.currentScript) return document.currentScript;
+    // currentScript is null when the code runs from a callback or a module; fall back to the tag itself.
+    return [...document.querySelectorAll("script[src]")].find((s) => {
+      try {
+        return new URL(s.src, location.href).pathname.endsWith("widget.js");
+      } catch {
+        return false;
+      }
+    }) || null;
+  }
+
+  const script = findScript();
+  const scriptUrl = script ? new URL(script.src, location.href) : new URL("/widget.js", location.href);
+  // Relative to the script, so a service mounted under a path prefix (/regles/widget.js) works as well.
+  const endpoint = (path) => new URL(path, scriptUrl).href;
+  const data = (name) => ((script && script.getAttribute(`data-${name}`)) || "").trim();
+
+  const config = {
+    game: data("game").toLowerCase(),
+    accent: /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(data("accent")) ? data("accent") : "#0f766e",
+    position: data("position").toLowerCase() === "left" ? "left" : "right",
+  };
+
+  // Text on the accent colour: dark or light, whichever reads better (WCAG relative luminance).
+  function inkFor(hex) {
+    const full = hex.length === 4 ? hex.replace(/[0-9a-f]/gi, (c) => c + c) : hex;
+    const [r, g, b] = [1, 3, 5].map((i) => {
+      const c = parseInt(full.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    return luminance > 0.4 ? "#111827" : "#ffffff";
+  }
+
+  // ---------- styles (inside the shadow root only) ----------
+
+  const CSS = `
+/* Important :host declarations beat the host page's own rules (even "* { ... !important }") on the host
+   element, so nothing the page sets there is inherited inside. */
+:host { all: initial !important; }
+* , *::before, *::after { box-sizing: border-box; }
+[hidden] { display: none !important; }
+.root {
+  --accent: ${config.accent};
+  --accent-ink: ${inkFor(config.accent)};
+  --bg: #ffffff; --soft: #f3f4f1; --ink: #1d2424; --muted: #5f6967; --line: #e4e4df;
+  --danger-bg: #fdecec; --danger-ink: #a0201c; --warn-bg: #fff6e0; --warn-line: #f0c35a; --warn-ink: #6b4a00;
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Helvetica Neue", Arial, sans-serif;
+  color: var(--ink);
+  text-align: left;
+  -webkit-font-smoothing: antialiased;
+}
+button, select, textarea { font: inherit; color: inherit; margin: 0; }
+:focus-visible { outline: 3px solid color-mix(in srgb, var(--accent) 55%, transparent); outline-offset: 2px; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+
+.launcher {
+  position: fixed; bottom: 20px; z-index: 2147483000;
+  display: inline-flex; align-items: center; gap: 8px;
+  height: 54px; padding: 0 20px 0 16px; border: 0; border-radius: 999px;
+  background: var(--accent); color: var(--accent-ink);
+  font-weight: 650; cursor: pointer;
+  box-shadow: 0 6px 20px rgb(0 0 0 / 22%), 0 2px 6px rgb(0 0 0 / 12%);
+  transition: transform .15s ease;
+}
+.launcher:hover { transform: translateY(-1px); }
+.launcher svg { width: 24px; height: 24px; flex: none; }
+.right .launcher { right: 20px; }
+.left .launcher { left: 20px; }
+
+.panel {
+  position: fixed; bottom: 88px; z-index: 2147483001;
+  width: 380px; height: min(620px, calc(100vh - 112px));
+  display: flex; flex-direction: column;
+  background: var(--bg); border-radius: 16px; overflow: hidden;
+  box-shadow: 0 18px 50px rgb(0 0 0 / 24%), 0 2px 8px rgb(0 0 0 / 10%);
+}
+.right .panel { right: 20px; }
+.left .panel { left: 20px; }
+
+.head {
+  display: flex; align-items: center; gap: 10px;
+  padding: 14px 12px 14px 18px;
+  background: var(--accent); color: var(--accent-ink);
+}
+.head-text { flex: 1; min-width: 0; }
+.title { margin: 0; font-size: 16px; font-weight: 700; line-height: 1.25; }
+.subtitle { margin: 1px 0 0; font-size: 13px; opacity: .85; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.close {
+  flex: none; width: 40px; height: 40px; border: 0; border-radius: 10px;
+  background: transparent; color: inherit; cursor: pointer;
+  display: inline-flex; align-items: center; justify-content: center;
+}
+.close:hover { background: rgb(255 255 255 / 16%); }
+.close svg { width: 22px; height: 22px; }
+
+.picker { display: flex; align-items: center; gap: 10px; padding: 10px 14px; border-bottom: 1px solid var(--line); background: var(--soft); }
+.picker label { font-size: 13px; font-weight: 650; color: var(--muted); }
+.picker select {
+  flex: 1; min-width: 0; min-height: 40px; padding: 6px 10px;
+  border: 1.5px solid var(--line); border-radius: 9px; background: var(--bg);
+}
+
+.log { flex: 1; overflow-y: auto; padding: 16px 14px 8px; display: flex; flex-direction: column; gap: 10px; background: var(--bg); overscroll-behavior: contain; }
+.bubble { max-width: 88%; padding: 10px 13px; border-radius: 16px; word-wrap: break-word; overflow-wrap: anywhere; }
+.bubble p { margin: 0; }
+.bubble p + p { margin-top: 6px; }
+.user { align-self: flex-end; background: var(--accent); color: var(--accent-ink); border-bottom-right-radius: 5px; white-space: pre-wrap; }
+.bot { align-self: flex-start; background: var(--soft); border-bottom-left-radius: 5px; }
+.bot.missing { background: var(--warn-bg); border: 1px solid var(--warn-line); }
+.missing .verdict { color: var(--warn-ink); font-weight: 700; }
+.error { align-self: flex-start; background: var(--danger-bg); color: var(--danger-ink); border-bottom-left-radius: 5px; font-weight: 550; }
+.answer { font-weight: 550; }
+
+.meta { display: flex; align-items: center; flex-wrap: wrap; gap: 6px 8px; margin-top: 8px; font-size: 12.5px; color: var(--muted); }
+.chip {
+  display: inline-flex; align-items: center; gap: 4px; max-width: 100%;
+  padding: 2px 9px 2px 7px; border-radius: 999px;
+  background: var(--accent); color: var(--accent-ink);
+  font-size: 12.5px; font-weight: 700; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
+}
+.chip svg { width: 13px; height: 13px; flex: none; }
+.chip.small { background: color-mix(in srgb, var(--accent) 14%, #fff); color: var(--ink); }
+
+details.sources { margin-top: 8px; border-top: 1px solid rgb(0 0 0 / 8%); padding-top: 6px; }
+details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; color: var(--muted); padding: 4px 0; border-radius: 6px; }
+.sources ol { list-style: none; margin: 4px 0 0; padding: 0; display: flex; flex-direction: column; gap: 8px; }
+.sources li { background: var(--bg); border-radius: 10px; padding: 8px 10px; font-size: 13.5px; }
+.passage-title { display: block; font-weight: 650; margin-bottom: 2px; }
+.passage-body { white-space: pre-line; }
+.sources .chip { margin-top: 6px; }
+
+.typing { display: inline-flex; align-items: center; gap: 8px; color: var(--muted); }
+.dots { display: inline-flex; gap: 3px; }
+.dots i { width: 6px; height: 6px; border-radius: 50%; background: currentColor; animation: blink 1.2s infinite ease-in-out; }
+.dots i:nth-child(2) { animation-delay: .15s; }
+.dots i:nth-child(3) { animation-delay: .3s; }
+@keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }
+
+.composer { display: flex; align-items: flex-end; gap: 8px; padding: 10px 12px; border-top: 1px solid var(--line); background: var(--bg); }
+.composer textarea {
+  flex: 1; min-width: 0; resize: none; max-height: 120px; min-height: 44px;
+  padding: 11px 13px; border: 1.5px solid var(--line); border-radius: 12px; background: var(--soft); line-height: 1.35;
+}
+.composer textarea:focus-visible { border-color: var(--accent); outline: none; }
+.send {
+  flex: none; width: 44px; height: 44px; border: 0; border-radius: 12px;
+  background: var(--accent); color: var(--accent-ink); cursor: pointer;
+  display: inline-flex; align-items: center; justify-content: center;
+}
+.send:disabled { opacity: .6; cursor: progress; }
+.send svg { width: 20px; height: 20px; }
+.foot { margin: 0; padding: 0 14px 10px; font-size: 11.5px; color: var(--muted); background: var(--bg); }
+
+/* Phones: the panel takes the whole screen, the launcher hides behind it. */
+@media (max-width: 600px) {
+  .panel, .right .panel, .left .panel { inset: 0; width: 100%; height: 100%; border-radius: 0; }
+  .head { padding-top: calc(14px + env(safe-area-inset-top)); }
+  .foot { padding-bottom: calc(10px + env(safe-area-inset-bottom)); }
+  .open .launcher { display: none; }
+  .composer textarea { font-size: 16px; } /* below 16px iOS zooms the page on focus */
+}
+@media (prefers-reduced-motion: reduce) {
+  .launcher, .dots i { transition: none; animation: none; }
+}
+`;
+
+  // ---------- DOM helpers ----------
+
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children) {
+      if (child) node.append(child); // strings become text nodes, never HTML
+    }
+    return node;
+  }
+
+  const ICONS = {
+    chat: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Z",
+    close: "M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6 10.6 12 5 6.4 6.4 5Z",
+    send: "M3 20.5 21.5 12 3 3.5l.01 6.6L16 12 3.01 13.9 3 20.5Z",
+    book: "M5 3h11a3 3 0 0 1 3 3v15H7a2 2 0 0 1-2-2V3Zm2 14v2h10v-2H7Z",
+  };
+
+  function icon(name) {
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    const path = document.createElementNS(ns, "path");
+    path.setAttribute("d", ICONS[name]);
+    path.setAttribute("fill", "currentColor");
+    svg.append(path);
+    return svg;
+  }
+
+  // ---------- API ----------
+
+  // The API's messages are lower-case fragments ("la question est vide"); shown as a sentence.
+  function sentence(text) {
+    const s = String(text || "").trim();
+    if (!s) return s;
+    const capitalised = s.charAt(0).toUpperCase() + s.slice(1);
+    return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
+  }
+
+  class ApiError extends Error {}
+
+  async function api(path, options = {}) {
+    let response;
+    try {
+      // No credentials: the API needs none, and a plain CORS request works with any allowed origin.
+      response = await fetch(endpoint(path), { credentials: "omit", ...options });
+    } catch (err) {
+      if (err.name === "AbortError") throw err;
+      throw new ApiError("Impossible de joindre le service de règles. Vérifiez la connexion, puis réessayez.");
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      // Not JSON (a proxy error page, for instance): handled below with a generic message.
+    }
+    if (!response.ok) {
+      if (body && typeof body.detail === "string") throw new ApiError(sentence(body.detail));
+      throw new ApiError(`Le service a répondu par une erreur (${response.status}). Réessayez dans un instant.`);
+    }
+    if (body === null) throw new ApiError("Le service a envoyé une réponse illisible. Réessayez dans un instant.");
+    return body;
+  }
+
+  // ---------- widget skeleton ----------
+
+  const host = document.createElement("rulesqa-widget");
+  host.id = HOST_ID;
+  const shadow = host.attachShadow({ mode: "open" });
+
+  const launcher = el("button", {
+    class: "launcher", type: "button", "aria-expanded": "false", "aria-controls": "panel",
+    "aria-label": "Ouvrir l'assistant de règles",
+  }, icon("chat"), el("span", { text: "Règles" }));
+
+  const subtitle = el("p", { class: "subtitle", id: "subtitle" });
+  const closeButton = el("button", { class: "close", type: "button", "aria-label": "Fermer" }, icon("close"));
+  const header = el("header", { class: "head" },
+    el("div", { class: "head-text" }, el("h2", { class: "title", id: "title", text: "Une question de règles ?" }), subtitle),
+    closeButton);
+
+  const gameSelect = el("select", { id: "game" },
+    el("option", { value: "", text: "Reconnaître le jeu dans la question" }));
+  const picker = el("div", { class: "picker" }, el("label", { for: "game", text: "Jeu" }), gameSelect);
+  picker.hidden = Boolean(config.game); // fixed by the site owner
+
+  const log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
+
+  const input = el("textarea", {
+    id: "question", rows: "1", maxlength: "1000", autocomplete: "off", enterkeyhint: "send",
+    placeholder: "Votre question sur les règles…",
+  });
+  const sendButton = el("button", { class: "send", type: "submit", "aria-label": "Envoyer la question" }, icon("send"));
+  const form = el("form", { class: "composer", novalidate: true },
+    el("label", { class: "sr", for: "question", text: "Votre question" }), input, sendButton);
+
+  const panel = el("section", {
+    class: "panel", id: "panel", role: "dialog", "aria-modal": "false", "aria-labelledby": "title",
+    "aria-describedby": "subtitle",
+  }, header, picker, log, form,
+  el("p", { class: "foot", text: "Réponses citées du livret de règles, avec la page." }));
+  panel.hidden = true;
+
+  const root = el("div", { class: `root ${config.position}` }, launcher, panel);
+  shadow.append(el("style", { text: CSS }), root);
+
+  // ---------- games ----------
+
+  let games = new Map();
+  let gamesLoaded = null; // the /api/games promise, started on first open
+
+  function currentGame() {
+    return config.game || gameSelect.value || "";
+  }
+
+  function gameTitle(id) {
+    return (games.get(id) || {}).title || "";
+  }
+
+  function updateSubtitle() {
+    const title = gameTitle(currentGame());
+    subtitle.textContent = title || (config.game ? "" : "Choisissez le jeu ou nommez-le");
+  }
+
+  function loadGames() {
+    gamesLoaded = gamesLoaded || api("api/games")
+      .then((body) => {
+        games = new Map(body.games.map((g) => [g.id, g]));
+        const options = [...games.values()]
+          .sort((a, b) => a.title.localeCompare(b.title, "fr"))
+          .map((g) => el("option", { value: g.id, text: g.title }));
+        gameSelect.append(...options);
+      })
+      .catch(() => {
+        gamesLoaded = null; // retried on the next opening; questions still work with game detection
+      })
+      .finally(updateSubtitle);
+    return gamesLoaded;
+  }
+
+  // ---------- conversation ----------
+
+  function pagesLabel(pages) {
+    return `p. ${pages.join(", ")}`;
+  }
+
+  // The chip is short ("p. 6"); screen readers get the full citation instead.
+  function chip(passage, citation, small) {
+    let text = citation || "";
+    if (passage && passage.pages && passage.pages.length) text = pagesLabel(passage.pages);
+    else if (passage && passage.section) text = passage.section;
+    const label = citation || text;
+    return el("span", { class: small ? "chip small" : "chip", title: label },
+      icon("book"), el("span", { "aria-hidden": "true", text }), el("span", { class: "sr", text: `Source : ${label}` }));
+  }
+
+  function passageCitation(passage, title) {
+    const where = passage.pages.length ? `livret ${pagesLabel(passage.pages)}`
+      : passage.section ? `section ${passage.section}` : "";
+    return [title, where].filter(Boolean).join(", ");
+  }
+
+  function passageItem(passage) {
+    const lines = String(passage.text).split("\n");
+    const title = lines.length > 1 ? lines[0] : "";
+    const body = lines.length > 1 ? lines.slice(1).join("\n") : passage.text;
+    return el("li", {},
+      title ? el("strong", { class: "passage-title", text: title }) : null,
+      el("span", { class: "passage-body", text: body }),
+      el("div", {}, chip(passage, passageCitation(passage, gameTitle(passage.game)), true)));
+  }
+
+  function sources(data, label) {
+    if (!data.passages.length) return null;
+    return el("details", { class: "sources" },
+      el("summary", { text: `${label} (${data.passages.length})` }),
+      el("ol", {}, ...data.passages.map(passageItem)));
+  }
+
+  function answerBubble(data) {
+    const title = data.game ? data.game.title : "";
+    if (data.found && data.answer) {
+      const source = data.passages.find((p) => p.id === data.answer.passage_id);
+      return el("div", { class: "bubble bot" },
+        el("p", { class: "answer", text: data.answer.text }),
+        el("div", { class: "meta" }, chip(source, data.answer.citation, false),
+          el("span", { text: data.game_detected && title ? `${title} (reconnu)` : title })),
+        sources(data, "Passages du livret"));
+    }
+    return el("div", { class: "bubble bot missing" },
+      el("p", { class: "verdict", text: "Ce n'est pas dans les règles." }),
+      el("p", { text: data.message }),
+      sources(data, "Passages les plus proches"));
+  }
+
+  function addBubble(node) {
+    log.append(node);
+    log.scrollTop = log.scrollHeight;
+    return node;
+  }
+
+  function typingBubble() {
+    return el("div", { class: "bubble bot typing" },
+      el("span", { class: "dots", "aria-hidden": "true" }, el("i"), el("i"), el("i")),
+      el("span", { text: "Je cherche dans les règles…" }));
+  }
+
+  function greet() {
+    const title = gameTitle(currentGame());
+    const about = title || "les règles de vos jeux";
+    addBubble(el("div", { class: "bubble bot" },
+      el("p", { text: `Bonjour ! Posez une question sur ${about} : je réponds avec les mots du livret et sa page.` })));
+  }
+
+  let busy = false;
+
+  async function ask(question) {
+    busy = true;
+    sendButton.disabled = true;
+    log.setAttribute("aria-busy", "true");
+    addBubble(el("div", { class: "bubble user", text: question }));
+    const typing = addBubble(typingBubble());
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+    let reply;
+    try {
+      const data = await api("api/ask", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ question, game: currentGame() || null, k: PASSAGES }),
+        signal: controller.signal,
+      });
+      reply = answerBubble(data);
+    } catch (err) {
+      const message = err.name === "AbortError"
+        ? "Le service met trop de temps à répondre. Réessayez dans un instant."
+        : err.message || "Une erreur inattendue est survenue.";
+      reply = el("div", { class: "bubble error", role: "alert" }, el("p", { text: message }));
+    } finally {
+      clearTimeout(timer);
+    }
+    typing.replaceWith(reply);
+    log.scrollTop = log.scrollHeight;
+    log.removeAttribute("aria-busy");
+    sendButton.disabled = false;
+    busy = false;
+  }
+
+  function submit(event) {
+    event.preventDefault();
+    const question = input.value.trim();
+    if (!question || busy) return; // an empty bubble helps nobody; the field keeps focus
+    input.value = "";
+    autoGrow();
+    ask(question);
+    input.focus();
+  }
+
+  function autoGrow() {
+    input.style.height = "auto";
+    input.style.height = `${Math.min(input.scrollHeight + 3, 120)}px`;
+  }
+
+  // ---------- open / close ----------
+
+  let greeted = false;
+
+  async function open() {
+    panel.hidden = false;
+    root.classList.add("open");
+    launcher.setAttribute("aria-expanded", "true");
+    launcher.setAttribute("aria-label", "Fermer l'assistant de règles");
+    input.focus();
+    if (!greeted) {
+      greeted = true;
+      await loadGames();
+      greet();
+    } else if (!gamesLoaded) {
+      loadGames();
+    }
+  }
+
+  function close() {
+    panel.hidden = true;
+    root.classList.remove("open");
+    launcher.setAttribute("aria-expanded", "false");
+    launcher.setAttribute("aria-label", "Ouvrir l'assistant de règles");
+    launcher.focus(); // back where the user came from
+  }
+
+  launcher.addEventListener("click", () => (panel.hidden ? open() : close()));
+  closeButton.addEventListener("click", close);
+  root.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !panel.hidden) {
+      event.stopPropagation();
+      close();
+    }
+  });
+  form.addEventListener("submit", submit);
+  input.addEventListener("input", autoGrow);
+  input.addEventListener("keydown", (event) => {
+    // Enter sends (what a phone's "send" key means); Shift+Enter keeps a new line.
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  gameSelect.addEventListener("change", () => {
+    updateSubtitle();
+    addBubble(el("div", { class: "bubble bot" },
+      el("p", { text: gameSelect.value ? `Jeu choisi : ${gameTitle(gameSelect.value)}.` : "Je reconnaîtrai le jeu dans la question." })));
+  });
+
+  function mount() {
+    document.body.append(host);
+  }
+
+  if (document.body) mount();
+  else document.addEventListener("DOMContentLoaded", mount, { once: true });
+})();
