@@ -6,6 +6,7 @@
   const STORAGE_KEY = "rulesqa.game";
   const TIMEOUT_MS = 30000;
   const PASSAGES = 5;
+  const EXCERPT_CHARS = 110;
 
   const $ = (id) => document.getElementById(id);
   const ui = {
@@ -48,7 +49,7 @@
     players: "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7Zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6ZM2 19c0-3.3 3.1-5.5 7-5.5s7 2.2 7 5.5v1H2v-1Zm15.5 1v-1c0-1.9-.8-3.5-2.1-4.6 3.4.1 6.6 1.9 6.6 4.6v1h-4.5Z",
     duration: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20Zm1 10.4 3.6 2.1-1 1.7L11 13.5V6h2v6.4Z",
     age: "M12 2a4 4 0 1 1 0 8 4 4 0 0 1 0-8Zm-7 19v-2a6 6 0 0 1 6-6h2a6 6 0 0 1 6 6v2H5Z",
-    book: "M5 3h11a3 3 0 0 1 3 3v15H7a2 2 0 0 1-2-2V3Zm2 14v2h10v-2H7Z",
+    book: "M2 5.6C4.6 4 8.2 4 11 5.9V20c-2.8-1.8-6.4-1.8-9-.3V5.6Zm20 0C19.4 4 15.8 4 13 5.9V20c2.8-1.8 6.4-1.8 9-.3V5.6Z",
   };
 
   function icon(name) {
@@ -180,11 +181,14 @@
       el("span", { class: "visually-hidden", text: `Source : ${label}` }));
   }
 
+  // A titled passage (a rules question, a bullet title) folds under its title. An untitled one shows
+  // its start and folds the whole text; a short one is shown whole, with nothing to unfold.
   function splitPassage(text) {
     const lines = String(text).split("\n");
-    if (lines.length > 1) return { title: lines[0], body: lines.slice(1).join("\n") };
-    const short = text.length > 90 ? `${text.slice(0, 88).trimEnd()}…` : text;
-    return { title: short, body: text };
+    if (lines.length > 1) return { title: lines[0], body: lines.slice(1).join("\n"), excerpt: false };
+    if (text.length <= EXCERPT_CHARS) return { title: text, body: "", excerpt: true };
+    const cut = text.lastIndexOf(" ", EXCERPT_CHARS);
+    return { title: `${text.slice(0, cut > 40 ? cut : EXCERPT_CHARS).trimEnd()}…`, body: text, excerpt: true };
   }
 
   function passageCitation(passage, gameTitle) {
@@ -194,16 +198,17 @@
   }
 
   function passageItem(passage, gameTitle, isSource) {
-    const { title, body } = splitPassage(passage.text);
-    const summary = el("summary", {},
-      el("span", { class: "passage-title", text: title }),
-      chip(passage, passageCitation(passage, gameTitle), "chip-small"));
-    const details = el("details", { class: "passage" }, summary,
-      el("p", { class: "passage-body", text: body }),
-      passage.section ? el("p", { class: "passage-meta", text: `Section « ${passage.section} »` }) : null);
-    const item = el("li", {}, details);
-    if (isSource) summary.prepend(el("span", { class: "badge", text: "Source" }));
-    return item;
+    const { title, body, excerpt } = splitPassage(passage.text);
+    const head = el("span", { class: "passage-head" },
+      el("span", { class: excerpt ? "passage-title is-excerpt" : "passage-title", text: title }),
+      el("span", { class: "passage-tags" },
+        isSource ? el("span", { class: "badge", text: "Source" }) : null,
+        chip(passage, passageCitation(passage, gameTitle), "chip-small"),
+        // The chip shows the page; the section still helps to find the passage in the booklet.
+        passage.pages.length && passage.section ? el("span", { class: "passage-section", text: passage.section }) : null));
+    if (!body) return el("li", {}, el("div", { class: "passage is-whole" }, head));
+    return el("li", {}, el("details", { class: "passage" }, el("summary", {}, head),
+      el("p", { class: "passage-body", text: body })));
   }
 
   function passageList(data, heading) {
@@ -292,6 +297,7 @@
     } catch (err) {
       if (pending !== controller) return; // replaced by a newer question, which owns the page now
       ui.status.textContent = "";
+      ui.result.hidden = true; // the previous answer was for another question
       if (err.name === "AbortError") {
         showError("Le service met trop de temps à répondre. Réessayez dans un instant.");
       } else {

@@ -202,7 +202,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     chat: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Z",
     close: "M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6 10.6 12 5 6.4 6.4 5Z",
     send: "M3 20.5 21.5 12 3 3.5l.01 6.6L16 12 3.01 13.9 3 20.5Z",
-    book: "M5 3h11a3 3 0 0 1 3 3v15H7a2 2 0 0 1-2-2V3Zm2 14v2h10v-2H7Z",
+    book: "M2 5.6C4.6 4 8.2 4 11 5.9V20c-2.8-1.8-6.4-1.8-9-.3V5.6Zm20 0C19.4 4 15.8 4 13 5.9V20c2.8-1.8 6.4-1.8 9-.3V5.6Z",
   };
 
   function icon(name) {
@@ -396,11 +396,13 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       el("span", { text: "Je cherche dans les règles…" }));
   }
 
+  const greeting = el("p");
+
+  // Shown at once on first opening; named after the game once /api/games has answered.
   function greet() {
     const title = gameTitle(currentGame());
-    const about = title || "les règles de vos jeux";
-    addBubble(el("div", { class: "bubble bot" },
-      el("p", { text: `Bonjour ! Posez une question sur ${about} : je réponds avec les mots du livret et sa page.` })));
+    const about = title ? `les règles de ${title}` : "les règles de vos jeux";
+    greeting.textContent = `Bonjour ! Une question sur ${about} ? Je réponds avec les mots du livret et sa page.`;
   }
 
   let busy = false;
@@ -461,13 +463,16 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     root.classList.add("open");
     launcher.setAttribute("aria-expanded", "true");
     launcher.setAttribute("aria-label", "Fermer l'assistant de règles");
+    launcher.replaceChildren(icon("close"), el("span", { text: "Fermer" }));
     input.focus();
     if (!greeted) {
       greeted = true;
+      greet();
+      addBubble(el("div", { class: "bubble bot" }, greeting));
+    }
+    if (!gamesLoaded) {
       await loadGames();
       greet();
-    } else if (!gamesLoaded) {
-      loadGames();
     }
   }
 
@@ -476,6 +481,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     root.classList.remove("open");
     launcher.setAttribute("aria-expanded", "false");
     launcher.setAttribute("aria-label", "Ouvrir l'assistant de règles");
+    launcher.replaceChildren(icon("chat"), el("span", { text: "Règles" }));
     launcher.focus(); // back where the user came from
   }
 

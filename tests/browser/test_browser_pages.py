@@ -1,0 +1,579 @@
+"""The table page (/) and the embeddable widget (/widget.js) in Debian's chromium, driven by Playwright.
+
+The API runs for real (uvicorn in a thread) on the fake embedder; the widget is embedded with one tag in a
+page served from another port, so every widget request is a cross-origin (CORS) request.
+
+The fixtures live here rather than in a conftest.py: tests/ has no packages, so a second conftest.py
+would replace tests/conftest.py in sys.modules and break the `from conftest import FakeEmbedder` of the
+other test modules.
+"""
+
+import os
+import shutil
+import socket
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+expect = sync_api.expect
+
+import uvicorn  # noqa: E402
+from starlette.applications import Starlette  # noqa: E402
+from starlette.responses import HTMLResponse, PlainTextResponse  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
+from conftest import FakeEmbedder  # noqa: E402
+from indexer.defaults import REPO  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--no-first-run", "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+ARTIFACTS = REPO / "test-artifacts"
+SCREENSHOTS = REPO / "docs" / "screenshots"
+
+GOLD = "Les pépites d'or rapportent combien à la fin ?"
+OFF_TOPIC = "Peut-on jouer avec des licornes volantes ?"
+XSS = "<img src=x onerror=alert(1)>"
+XSS_CORPUS = f"""\
+---
+id: piege
+title: Le Piège {XSS}
+players: 2 à 5 {XSS}
+duration: 20 min
+age: 8 ans et +
+---
+
+# Les cartes {XSS}
+
+Q: Que fait la carte piège {XSS} ?
+La carte piège {XSS} fait perdre un tour au joueur qui la pioche. (p. 4)
+
+- **Le trésor** Le trésor rapporte 3 points au joueur qui le trouve. (p. 5)
+"""
+
+# A host site with aggressive global CSS: none of it may reach the widget, and the widget's own class
+# names (.launcher, .bubble, .chip) must not restyle the host's elements either.
+HOSTILE_CSS = """<style>
+  body { font-family: serif; color: rgb(200, 0, 0); background: #fafafa; }
+  button { background: red !important; color: yellow; border: 4px dashed blue; }
+  .chip, .bubble { display: none !important; }
+  * { letter-spacing: 3px; }
+</style>"""
+HOSTILE_BODY = """<h1>Le club du jeudi</h1>
+<button id="host-button" class="launcher">Bouton du site</button>
+<p id="host-bubble" class="bubble user">Un paragraphe du site</p>"""
+
+SHOP_HEAD = """<style>
+  body { margin: 0; font-family: Georgia, serif; background: #fbf7f0; color: #2b2118; }
+  header { background: #5b3a29; color: #fff; padding: 18px 20px; font-size: 22px; }
+  main { padding: 20px; line-height: 1.6; }
+  .box { background: #fff; border: 1px solid #eadfce; border-radius: 10px; padding: 16px; margin: 12px 0; }
+</style>"""
+SHOP_BODY = """<header>La Ludothèque du Coin</header>
+<main><h1>Karuba</h1><div class="box">Un jeu de tuiles et de course au trésor pour 2 à 4 joueurs.</div>
+<div class="box">En stock : 3 exemplaires. Retrait en boutique.</div></main>"""
+
+
+# ---------------------------------------------------------------- servers
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """An ASGI app served by uvicorn in a background thread, on a free port of 127.0.0.1."""
+
+    def __init__(self, app):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> "LiveServer":
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"test server did not start on {self.url}")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def _api_server(index_dir: Path) -> LiveServer:
+    from service.answer import AbstentionPolicy, Answerer
+    from service.api.app import create_app
+    from service.api.config import Settings
+
+    answerer = Answerer.load(index_dir, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.2))
+    return LiveServer(create_app(Settings(index_dir=index_dir, cors_origins=["*"]), answerer)).start()
+
+
+@pytest.fixture(scope="module")
+def api(fake_index):
+    """The API on the real corpus (fake embedder)."""
+    server = _api_server(fake_index)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def xss_api(tmp_path_factory):
+    """The API on a one-game corpus whose title, section and passages carry an <img onerror> payload."""
+    from indexer.build import build_index
+
+    root = tmp_path_factory.mktemp("xss")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    (corpus / "piege.md").write_text(XSS_CORPUS, encoding="utf-8")
+    build_index(corpus, root / "index", FakeEmbedder(), progress=False)
+    server = _api_server(root / "index")
+    yield server
+    server.stop()
+
+
+class HostSite:
+    """A stand-in for a shop or club website, on its own port: another origin than the API."""
+
+    def __init__(self):
+        self.pages: dict[str, str] = {}
+        self.server = LiveServer(Starlette(routes=[Route("/{name}", self._page)]))
+        self.url = self.server.url
+
+    async def _page(self, request):
+        html = self.pages.get(request.path_params["name"])
+        if html is None:
+            return PlainTextResponse("absent", status_code=404)
+        return HTMLResponse(html)
+
+    def publish(self, name: str, api_url: str, *, attrs: str = "", head: str = "", body: str = "") -> str:
+        """A page embedding the widget with ONE tag, as a site owner would; returns its URL."""
+        tag = f'<script src="{api_url}/widget.js" {attrs} defer></script>'
+        self.pages[name] = textwrap.dedent(f"""\
+            <!doctype html>
+            <html lang="fr"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>{name}</title>{head}</head>
+            <body>{body}
+            {tag}
+            </body></html>""")
+        return f"{self.url}/{name}"
+
+
+@pytest.fixture(scope="module")
+def host_site():
+    site = HostSite()
+    site.server.start()
+    yield site
+    site.server.stop()
+
+
+# ---------------------------------------------------------------- browser
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium: run `make browser-deps` (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+class PageProbe:
+    """What must never happen: a dialog (an injected alert) or an uncaught JavaScript error."""
+
+    def __init__(self, page):
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        page.on("dialog", self._dialog)
+        page.on("pageerror", lambda err: self.errors.append(str(err)))
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def assert_clean(self):
+        assert self.dialogs == [], f"a dialog opened: {self.dialogs}"
+        assert self.errors == [], f"JavaScript error in the page: {self.errors}"
+
+
+def _new_page(browser, viewport=PHONE, phone=True):
+    context = browser.new_context(viewport=viewport, device_scale_factor=2, locale="fr-FR", is_mobile=phone,
+                                  has_touch=phone, reduced_motion="reduce")
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.probe = PageProbe(page)
+    return page
+
+
+@pytest.fixture
+def page(browser):
+    page = _new_page(browser)
+    yield page
+    page.probe.assert_clean()
+    page.context.close()
+
+
+@pytest.fixture
+def desktop_page(browser):
+    page = _new_page(browser, viewport={"width": 1280, "height": 800}, phone=False)
+    yield page
+    page.probe.assert_clean()
+    page.context.close()
+
+
+def save_screenshot(page, name: str, *, docs: bool = True) -> Path:
+    """A PNG under test-artifacts/; also under docs/screenshots/ when missing there or when asked.
+
+    Rewriting docs/ on every run would dirty the work tree wherever fonts differ from one machine to
+    another; RULESQA_UPDATE_SCREENSHOTS=1 refreshes the committed screenshots on purpose.
+    """
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path))
+    target = SCREENSHOTS / name
+    if docs and (os.environ.get("RULESQA_UPDATE_SCREENSHOTS") == "1" or not target.exists()):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return path
+
+
+# ---------------------------------------------------------------- table page helpers
+
+def ask_on_table(page, question: str, game_label: str | None = None):
+    if game_label:
+        page.get_by_label("Jeu").select_option(label=game_label)
+    page.get_by_label("Votre question").fill(question)
+    page.get_by_role("button", name="Demander").click()
+
+
+def wait_for(page, condition, timeout: float = 5.0):
+    """Route handlers run while Playwright waits: wait in small steps until `condition()` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        page.wait_for_timeout(20)
+
+
+def no_img(page, scope: str = "body") -> int:
+    """<img> elements under `scope`, shadow roots included (Playwright's CSS engine pierces open ones)."""
+    return page.locator(f"{scope} img").count()
+
+
+# ---------------------------------------------------------------- (a) table page
+
+def test_table_page_answers_with_the_page_and_remembers_the_game(page, api):
+    page.goto(api.url + "/")
+    page.get_by_label("Jeu").select_option(label="Karuba")
+    card = page.locator("#game-card")
+    expect(card).to_be_visible()
+    expect(card).to_contain_text("2 à 4 joueurs")
+    expect(card).to_contain_text("30 à 40 min")
+    expect(card).to_contain_text("8 ans et +")
+
+    ask_on_table(page, GOLD)
+    result = page.locator("#result")
+    expect(result.locator(".answer-text")).to_contain_text("2 points par pépite d'or")
+    expect(result.locator(".citation .chip")).to_contain_text("p. 6")
+    expect(result).to_contain_text("Karuba, livret p. 6")
+    # Focus moves to the answer (screen readers read it; on phones the keyboard closes).
+    expect(page.locator("#result-heading")).to_be_focused()
+    expect(page.get_by_role("status")).to_have_text("Réponse trouvée : Karuba, livret p. 6.")
+
+    # The passages are there, folded; one opens with the keyboard.
+    passages = result.locator("details.passage")
+    expect(passages).to_have_count(5)  # all five have a title line: each folds under it
+    expect(passages.first.locator(".badge")).to_have_text("Source")
+    passages.first.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(passages.first.locator(".passage-body")).to_be_visible()
+    page.keyboard.press("Enter")  # and folds again
+
+    page.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
+    save_screenshot(page, "table-page.png")
+
+    page.reload()
+    expect(page.get_by_label("Jeu")).to_have_value("karuba")
+    expect(page.locator("#game-card")).to_contain_text("Rüdiger Dorn · HABA · 2015")
+
+
+def test_table_page_says_plainly_when_it_is_not_in_the_rules(page, api):
+    page.goto(api.url + "/")
+    ask_on_table(page, OFF_TOPIC, "Karuba")
+    result = page.locator("#result")
+    expect(result.get_by_role("heading", name="Ce n'est pas dans les règles")).to_be_visible()
+    expect(result).to_contain_text("Je ne trouve pas de réponse à cette question dans les règles de Karuba.")
+    expect(result.get_by_role("heading", name="Les passages les plus proches")).to_be_visible()
+    expect(result.locator(".passage")).to_have_count(5)
+    expect(result.locator(".answer-text")).to_have_count(0)
+
+
+def test_table_page_detects_the_game_when_none_is_picked(page, api):
+    page.goto(api.url + "/")
+    expect(page.get_by_label("Jeu")).to_have_value("")
+    ask_on_table(page, "Dans Cubirds, quand se termine la partie ?")
+    result = page.locator("#result")
+    expect(result.locator(".citation .chip")).to_be_visible()
+    expect(result).to_contain_text("Jeu reconnu dans la question : Cubirds.")
+    # No page in that rulebook: the chip names the section instead.
+    expect(result.locator(".citation .chip")).not_to_contain_text("p.")
+
+
+def test_table_page_shows_loading_while_the_api_works(page, api):
+    held = []
+    page.route("**/api/ask", lambda route: held.append(route))
+    page.goto(api.url + "/")
+    ask_on_table(page, GOLD, "Karuba")
+    status = page.get_by_role("status")
+    expect(status).to_have_text("Je cherche dans les règles…")
+    expect(status).to_be_visible()
+    expect(page.get_by_role("button", name="Recherche…")).to_be_disabled()
+    wait_for(page, lambda: held)
+    held[0].continue_()
+    expect(page.locator("#result .citation .chip")).to_contain_text("p. 6")
+    expect(page.get_by_role("button", name="Demander")).to_be_enabled()
+
+
+def test_voice_button_only_where_speech_recognition_exists(browser, api):
+    page = _new_page(browser)
+    page.add_init_script("delete window.SpeechRecognition; delete window.webkitSpeechRecognition;")
+    page.goto(api.url + "/")
+    expect(page.locator("#voice")).to_be_hidden()
+    page.context.close()
+
+    # A stand-in recogniser that "hears" one sentence: the button shows and fills the question in French.
+    page = _new_page(browser)
+    page.add_init_script("""
+        window.SpeechRecognition = class extends EventTarget {
+          start() {
+            window.__lang = this.lang;
+            const result = Object.assign([{ transcript: "Quand se termine la partie ?" }], { isFinal: true });
+            setTimeout(() => {
+              this.dispatchEvent(Object.assign(new Event("result"), { results: [result] }));
+              this.dispatchEvent(new Event("end"));
+            }, 50);
+          }
+          stop() {}
+        };""")
+    page.goto(api.url + "/")
+    voice = page.get_by_role("button", name="Dicter")
+    expect(voice).to_be_visible()
+    voice.click()
+    expect(page.get_by_label("Votre question")).to_have_value("Quand se termine la partie ?")
+    expect(page.get_by_label("Votre question")).to_be_focused()
+    assert page.evaluate("window.__lang") == "fr-FR"
+    page.probe.assert_clean()
+    page.context.close()
+
+
+# ---------------------------------------------------------------- (d) table page errors
+
+def test_table_page_shows_the_api_message_for_a_bad_question(page, api):
+    page.goto(api.url + "/")
+    ask_on_table(page, "   ", "Karuba")
+    alert = page.get_by_role("alert")
+    expect(alert).to_have_text("La question est vide.")
+    expect(page.get_by_label("Votre question")).to_be_focused()
+    expect(page.locator("#result")).to_be_hidden()
+
+
+def test_table_page_says_when_the_service_cannot_be_reached(page, api):
+    page.goto(api.url + "/")
+    expect(page.get_by_label("Jeu").locator("option")).to_have_count(5)
+    page.route("**/api/ask", lambda route: route.abort("internetdisconnected"))
+    ask_on_table(page, GOLD, "Karuba")
+    expect(page.get_by_role("alert")).to_have_text(
+        "Impossible de joindre le service. Vérifiez la connexion, puis réessayez.")
+    expect(page.get_by_role("button", name="Demander")).to_be_enabled()
+
+    # Back online: the same question goes through and the error disappears.
+    page.unroute("**/api/ask")
+    page.get_by_role("button", name="Demander").click()
+    expect(page.locator("#result .citation .chip")).to_contain_text("p. 6")
+    expect(page.locator("#error")).to_be_empty()
+
+
+# ---------------------------------------------------------------- (b) widget on another origin
+
+def open_widget(page):
+    host = page.locator("#rulesqa-widget")
+    host.get_by_role("button", name="Ouvrir l'assistant de règles").click()
+    expect(host.get_by_role("dialog")).to_be_visible()
+    return host
+
+
+def ask_in_widget(host, question: str):
+    host.get_by_label("Votre question").fill(question)
+    host.get_by_role("button", name="Envoyer la question").click()
+
+
+def test_widget_on_another_origin_answers_with_the_page(page, api, host_site):
+    url = host_site.publish("club", api.url, attrs='data-game="karuba"', head=HOSTILE_CSS, body=HOSTILE_BODY)
+    page.goto(url)
+    host = page.locator("#rulesqa-widget")
+    assert page.evaluate("document.getElementById('rulesqa-widget').shadowRoot !== null")
+    open_widget(page)
+    expect(host.get_by_label("Votre question")).to_be_focused()
+    expect(host.locator(".subtitle")).to_have_text("Karuba")
+    expect(host.get_by_label("Jeu")).to_be_hidden()  # fixed by data-game
+
+    with page.expect_response(lambda r: r.url.endswith("/api/ask")) as info:
+        ask_in_widget(host, GOLD)
+    response = info.value
+    assert response.request.header_value("origin") == host_site.url  # a genuine cross-origin request
+    assert response.headers["access-control-allow-origin"] == "*"
+
+    answer = host.locator(".bubble.bot").nth(1)  # after the greeting
+    expect(answer).to_contain_text("2 points par pépite d'or")
+    expect(answer.locator(".meta .chip")).to_contain_text("p. 6")
+    expect(host.locator(".bubble.user")).to_have_text(GOLD)
+    expect(host.get_by_label("Votre question")).to_have_value("")
+
+    # A second question: the conversation is kept.
+    ask_in_widget(host, OFF_TOPIC)
+    expect(host.locator(".bubble.missing")).to_contain_text("Ce n'est pas dans les règles.")
+    expect(host.locator(".bubble.user")).to_have_count(2)
+    host.locator(".bubble.missing summary").click()
+    expect(host.locator(".bubble.missing li")).to_have_count(5)
+
+    # The host's CSS does not reach in...
+    style = host.get_by_role("button", name="Envoyer la question").evaluate(
+        "el => { const s = getComputedStyle(el); return [s.backgroundColor, s.borderStyle]; }")
+    assert style[0] != "rgb(255, 0, 0)" and style[1] != "dashed"
+    expect(host.locator(".meta .chip").first).to_be_visible()
+    assert host.locator(".panel").evaluate("el => getComputedStyle(el).letterSpacing") == "normal"
+    assert "serif" != host.locator(".panel").evaluate("el => getComputedStyle(el).fontFamily")
+    # ... and the widget's CSS does not reach out.
+    own = page.locator("#host-button").evaluate("el => getComputedStyle(el).position")
+    assert own == "static"
+    expect(page.locator("#host-bubble")).to_be_hidden()  # hidden by the host's own rule only
+
+    # Escape closes and gives the focus back to the launcher; the conversation survives.
+    page.keyboard.press("Escape")
+    expect(host.get_by_role("dialog")).to_be_hidden()
+    launcher = host.get_by_role("button", name="Ouvrir l'assistant de règles")
+    expect(launcher).to_be_focused()
+    launcher.click()
+    expect(host.locator(".bubble.user")).to_have_count(2)
+
+
+def test_widget_screenshot_on_a_phone(page, api, host_site):
+    url = host_site.publish("boutique", api.url, attrs='data-game="karuba"', head=SHOP_HEAD, body=SHOP_BODY)
+    page.goto(url)
+    host = open_widget(page)
+    ask_in_widget(host, GOLD)
+    expect(host.locator(".bubble.bot .meta .chip")).to_contain_text("p. 6")
+    ask_in_widget(host, "Quand se termine une partie ?")
+    expect(host.locator(".bubble.bot .meta .chip")).to_have_count(2)
+    expect(host.locator(".bubble.bot").first).to_contain_text("Bonjour ! Une question sur les règles de Karuba ?")
+    box = host.get_by_role("dialog").bounding_box()
+    assert (box["width"], box["height"]) == (390, 844)  # full screen on phones
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    save_screenshot(page, "widget.png")
+
+
+def test_widget_picks_the_game_and_follows_the_theme(desktop_page, api, host_site):
+    page = desktop_page
+    url = host_site.publish("theme", api.url, attrs='data-accent="#7c3aed" data-position="left"',
+                            head=SHOP_HEAD, body=SHOP_BODY)
+    page.goto(url)
+    host = page.locator("#rulesqa-widget")
+    launcher = host.get_by_role("button", name="Ouvrir l'assistant de règles")
+    assert launcher.evaluate("el => getComputedStyle(el).backgroundColor") == "rgb(124, 58, 237)"
+    assert launcher.bounding_box()["x"] < 100  # data-position="left"
+    open_widget(page)
+    picker = host.get_by_label("Jeu")
+    expect(picker.locator("option")).to_have_count(5)
+    picker.select_option(label="Karuba")
+    expect(host.locator(".subtitle")).to_have_text("Karuba")
+    ask_in_widget(host, GOLD)
+    expect(host.locator(".bubble.bot .meta .chip")).to_contain_text("p. 6")
+    panel = host.get_by_role("dialog").bounding_box()
+    assert panel["width"] < 500 and panel["x"] < 100  # a floating panel on a desktop, on the left
+    save_screenshot(page, "widget-desktop.png", docs=False)
+
+    host.get_by_role("button", name="Fermer", exact=True).click()
+    expect(host.get_by_role("dialog")).to_be_hidden()
+
+
+# ---------------------------------------------------------------- (d) widget errors
+
+def test_widget_shows_the_api_message_and_a_network_failure(page, api, host_site):
+    url = host_site.publish("typo", api.url, attrs='data-game="karubaa"')
+    page.goto(url)
+    host = open_widget(page)
+    ask_in_widget(host, GOLD)
+    error = host.locator(".bubble.error")
+    expect(error).to_contain_text("karubaa")  # the API's 4xx detail, about the unknown game
+    expect(error).to_have_attribute("role", "alert")
+
+    page.route("**/api/ask", lambda route: route.abort("internetdisconnected"))
+    ask_in_widget(host, GOLD)
+    expect(error.last).to_have_text(
+        "Impossible de joindre le service de règles. Vérifiez la connexion, puis réessayez.")
+    expect(host.get_by_role("button", name="Envoyer la question")).to_be_enabled()
+
+
+def test_widget_shows_a_typing_bubble_while_waiting(page, api, host_site):
+    url = host_site.publish("attente", api.url, attrs='data-game="karuba"')
+    held = []
+    page.route("**/api/ask", lambda route: held.append(route))
+    page.goto(url)
+    host = open_widget(page)
+    ask_in_widget(host, GOLD)
+    expect(host.locator(".bubble.typing")).to_have_text("Je cherche dans les règles…")
+    expect(host.get_by_role("button", name="Envoyer la question")).to_be_disabled()
+    wait_for(page, lambda: held)
+    held[0].continue_()
+    expect(host.locator(".bubble.typing")).to_have_count(0)
+    expect(host.locator(".bubble.bot .meta .chip")).to_contain_text("p. 6")
+
+
+# ---------------------------------------------------------------- (c) rulebook text is never markup
+
+def test_table_page_shows_markup_from_the_rulebook_as_text(page, xss_api):
+    page.goto(xss_api.url + "/")
+    page.get_by_label("Jeu").select_option("piege")
+    expect(page.locator("#game-title")).to_have_text(f"Le Piège {XSS}")
+    expect(page.locator("#game-facts")).to_contain_text(f"2 à 5 {XSS} joueurs")
+    ask_on_table(page, "Que fait la carte piège ?")
+    result = page.locator("#result")
+    expect(result.locator(".answer-text")).to_contain_text(f"La carte piège {XSS} fait perdre un tour")
+    expect(result.locator(".citation .chip")).to_contain_text(f"Le Piège {XSS}, livret p. 4")
+    result.locator("details.passage summary").first.click()
+    expect(result.locator(".passage-body").first).to_contain_text(XSS)
+    page.wait_for_timeout(300)  # an injected <img src=x> would have failed to load and fired by now
+    assert no_img(page) == 0
+    page.probe.assert_clean()
+
+
+def test_widget_shows_markup_from_the_rulebook_as_text(page, xss_api, host_site):
+    url = host_site.publish("piege", xss_api.url, attrs='data-game="piege"')
+    page.goto(url)
+    host = open_widget(page)
+    ask_in_widget(host, f"Que fait la carte piège {XSS} ?")
+    expect(host.locator(".bubble.user")).to_have_text(f"Que fait la carte piège {XSS} ?")
+    answer = host.locator(".bubble.bot").last
+    expect(answer.locator(".answer")).to_contain_text(f"La carte piège {XSS} fait perdre un tour")
+    expect(host.locator(".subtitle")).to_have_text(f"Le Piège {XSS}")
+    answer.locator("summary").click()
+    expect(answer.locator("li").first).to_contain_text(XSS)
+    page.wait_for_timeout(300)
+    assert no_img(page) == 0
+    assert page.evaluate("document.getElementById('rulesqa-widget').shadowRoot.querySelectorAll('img').length") == 0
+    page.probe.assert_clean()
