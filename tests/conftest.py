@@ -19,7 +19,7 @@ class FakeEmbedder:
 
     def __init__(self, salt: str = ""):
         self.salt = salt
-        self.calls: list[int] = []
+        self.passage_calls: list[int] = []  # batch sizes given to encode_passages
 
     def fingerprint(self) -> str:
         return f"fake-{self.dim}-{self.salt}"
@@ -32,7 +32,6 @@ class FakeEmbedder:
         return v / (np.linalg.norm(v) or 1.0)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        self.calls.append(len(texts))
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._vector(t) for t in texts])
@@ -41,6 +40,7 @@ class FakeEmbedder:
         return self._encode(texts)
 
     def encode_passages(self, texts: list[str]) -> np.ndarray:
+        self.passage_calls.append(len(texts))
         return self._encode(texts)
 
 

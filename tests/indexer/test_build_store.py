@@ -31,10 +31,10 @@ def test_rebuild_reuses_unchanged_passages(tmp_path):
     build_index(corpus, tmp_path / "idx", embedder, progress=False)
     path = corpus / "karuba.md"
     path.write_text(path.read_text().replace("2 points par pépite d'or", "3 points par pépite d'or"))
-    embedder.calls.clear()
+    embedder.passage_calls.clear()
     again = build_index(corpus, tmp_path / "idx", embedder, progress=False)
     assert again["stats"] == {**again["stats"], "encoded": 1, "reused": 77}
-    assert sum(embedder.calls) == 1
+    assert sum(embedder.passage_calls) == 1
     # The reused vectors are the right ones: the edited passage is found by its new text.
     hits = Retriever.load(tmp_path / "idx", embedder).search("3 points par pépite d'or", "karuba", 1)
     assert "3 points par pépite" in hits[0].passage.text

