@@ -62,3 +62,24 @@ def fake_index(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("fake-index") / "index"
     build_index(CORPUS, out, FakeEmbedder(), progress=False)
     return out
+
+
+# Real-model fixtures (tests marked `model`): the e5 folder is built once into the default location.
+from model_fixtures import e5_engine, e5_model_dir  # noqa: E402,F401
+
+
+@pytest.fixture(scope="session")
+def real_embedder(e5_model_dir):
+    from indexer.embed import load_embedder
+
+    return load_embedder()
+
+
+@pytest.fixture(scope="session")
+def real_index(tmp_path_factory, real_embedder) -> Path:
+    """The real corpus indexed with the real model, built once per session."""
+    from indexer.build import build_index
+
+    out = tmp_path_factory.mktemp("real-index") / "index"
+    build_index(CORPUS, out, real_embedder, progress=False)
+    return out

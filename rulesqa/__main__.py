@@ -1,0 +1,3 @@
+from rulesqa.cli import app
+
+app(prog_name="rulesqa")

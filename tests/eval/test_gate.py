@@ -1,0 +1,25 @@
+"""Regression gate: the default mode on the test split must not fall below today's figures.
+
+Thresholds sit just under the figures in docs/EVAL.md; raise them when retrieval improves, never lower
+them to let a change through.
+"""
+
+import pytest
+
+from eval.gold import load_questions
+from eval.run import run_eval
+from service.answer import Answerer
+
+pytestmark = pytest.mark.model
+
+FLOORS = {"hit@1": 0.72, "hit@3": 0.84, "mrr@10": 0.80, "page@1": 0.77, "abstain_recall": 0.18, "routing": 0.64}
+CEILINGS = {"false_refusal": 0.02}
+
+
+def test_test_split_meets_the_floors(real_index, real_embedder):
+    result = run_eval(Answerer.load(real_index, real_embedder), load_questions("test"), modes=("hybrid",))
+    overall = result["results"]["hybrid"]["overall"]
+    assert result["split"] == "test"
+    low = {name: overall[name] for name, floor in FLOORS.items() if overall[name] < floor}
+    high = {name: overall[name] for name, ceiling in CEILINGS.items() if overall[name] > ceiling}
+    assert not low and not high, f"below floor: {low}; above ceiling: {high}"

@@ -1,0 +1,90 @@
+"""The issues' acceptance checks with the real model, through the real command line and server."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.model
+RULESQA = [sys.executable, "-m", "rulesqa"]
+
+
+def rulesqa(*args, env=None):
+    return subprocess.run([*RULESQA, *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})})
+
+
+def test_ask_gold_nuggets_cites_page_6(real_index):
+    out = rulesqa("ask", "Les pépites d'or rapportent combien à la fin ?", "--game", "karuba", "--json",
+                  "--index", str(real_index))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["found"] is True
+    assert result["passages"][0]["pages"] == [6] and "2 points" in result["passages"][0]["text"]
+    assert result["answer"]["citation"] == "Karuba, livret p. 6"
+
+
+def test_ask_off_topic_abstains(real_index):
+    out = rulesqa("ask", "Quelle est la recette de la pâte à crêpes ?", "--json", "--index", str(real_index))
+    result = json.loads(out.stdout)
+    assert result["found"] is False and result["answer"] is None and result["passages"]
+
+
+def test_ask_readable_output_and_bad_input(real_index):
+    out = rulesqa("ask", "Combien de dés peut-on acheter par tour ?", "--game", "cubitos", "--index", str(real_index))
+    assert out.returncode == 0 and "Source : Cubitos, livret p. 11, 13" in out.stdout
+    for args, fragment in [(["   "], "la question est vide"), (["x" * 1001], "trop longue"),
+                           (["ok ?", "--k", "0"], "entre 1 et 20"), (["ok ?", "--game", "uno"], "jeu inconnu")]:
+        bad = rulesqa("ask", *args, "--index", str(real_index))
+        assert bad.returncode == 2 and fragment in bad.stderr and "Traceback" not in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_index_of_another_model_is_refused_with_the_fix(real_index, tmp_path):
+    from conftest import CORPUS, FakeEmbedder
+    from indexer.build import build_index
+
+    build_index(CORPUS, tmp_path / "fake", FakeEmbedder(), progress=False)
+    out = rulesqa("ask", "Comment gagner ?", "--index", str(tmp_path / "fake"))
+    assert out.returncode == 2 and "rulesqa index" in out.stderr and "fake-hashing" in out.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_real_server_builds_missing_index_and_answers_over_http(tmp_path):
+    port = free_port()
+    index = tmp_path / "index"  # missing: the server must build it from the corpus
+    proc = subprocess.Popen([*RULESQA, "serve", "--port", str(port), "--index", str(index)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.5)
+        health = httpx.get(f"{base}/health").json()
+        assert health["model"] == "multilingual-e5-small" and health["passages"] == 78
+        r = httpx.post(f"{base}/api/ask", json={"question": "Combien de dés peut-on acheter par tour ?", "game": "cubitos"})
+        body = r.json()
+        assert r.status_code == 200 and body["found"] is True
+        assert set(body["passages"][0]["pages"]) & {11, 13}
+        bad = httpx.post(f"{base}/api/ask", json={"question": ""})
+        assert bad.status_code == 422 and bad.json() == {"detail": "la question est vide"}
+        assert (index / "manifest.json").is_file()
+    finally:
+        proc.terminate()
+        log = proc.communicate(timeout=30)[0]
+    assert "POST /api/ask 200" in log and "POST /api/ask 422" in log  # the access log lines
