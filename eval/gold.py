@@ -10,7 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.errors import RulesqaError
+from indexer.errors import FileLineError
 
 QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 SPLITS = ("dev", "test")
@@ -21,14 +21,8 @@ ID = re.compile(r"^[a-z][a-z0-9_-]*$")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
-class GoldSetError(RulesqaError):
-    """A gold-set file is unreadable or a line is malformed. The message starts with FILE:LINE."""
-
-    def __init__(self, path, line: int, message: str):
-        self.path = str(path)
-        self.line = line
-        self.reason = message
-        super().__init__(f"{self.path}:{line}: {message}")
+class GoldSetError(FileLineError):
+    """A gold-set file is unreadable or a line is malformed."""
 
 
 def normalize(text: str) -> str:

@@ -22,6 +22,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from indexer.e5_format import file_sha256
 from indexer.errors import ModelError
 
 Backend = Literal["auto", "onnx", "torch"]
@@ -156,7 +157,7 @@ class SentenceTransformerEmbedder:
                 rel = f.relative_to(self.path).as_posix()
                 if rel.startswith(("onnx/", ".")) or rel.endswith(".md"):
                     continue
-                h.update(rel.encode() + b"\0" + _file_digest(f).encode() + b"\n")
+                h.update(rel.encode() + b"\0" + file_sha256(f).encode() + b"\n")
         else:
             # A hub model: hash what was loaded, since there is no folder of ours to read.
             for name, tensor in sorted(self._st.state_dict().items()):
@@ -189,10 +190,3 @@ def _read_json(path: Path):
     except (OSError, ValueError):
         return None
 
-
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()

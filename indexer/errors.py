@@ -5,14 +5,18 @@ class RulesqaError(Exception):
     """Base of every error the edges turn into a readable message."""
 
 
-class CorpusError(RulesqaError):
-    """A corpus file is unreadable or malformed. The message starts with FILE:LINE."""
+class FileLineError(RulesqaError):
+    """A problem at a line of a file a person edits. The message starts with FILE:LINE."""
 
     def __init__(self, path, line: int, message: str):
         self.path = str(path)
         self.line = line
         self.reason = message
         super().__init__(f"{self.path}:{line}: {message}")
+
+
+class CorpusError(FileLineError):
+    """A corpus file is unreadable or malformed."""
 
 
 class UnknownGameError(RulesqaError):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from indexer.e5_format import file_sha256
 from indexer.errors import ModelError
 
 MODEL_NAME = "multilingual-e5-small"
@@ -74,7 +75,7 @@ def ensure_model(path: Path | None = None) -> Path:
 
 def build_model(out: Path | None = None) -> Path:
     """Write the sentence-transformers folder for e5-small; a no-op if it is already there."""
-    from indexer.e5_format import bundled_weights_path, file_sha256
+    from indexer.e5_format import bundled_weights_path
 
     target = Path(out) if out is not None else default_model_dir()
     source = bundled_weights_path()
@@ -132,7 +133,7 @@ def _write_folder(folder: Path, source: Path) -> None:
     export_onnx(folder, folder / ONNX_FILE)
 
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    file_hashes = {name: _sha256(folder / name) for name in files}
+    file_hashes = {name: file_sha256(folder / name) for name in files}
     fingerprint = hashlib.sha256(json.dumps(
         {n: file_hashes[n] for n in file_hashes if not n.startswith("onnx/")}, sort_keys=True).encode()
     ).hexdigest()
@@ -246,10 +247,3 @@ def _write_json(path: Path, obj) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(obj, ensure_ascii=False, indent=1), encoding="utf-8")
 
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
