@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 # Up to this many passages the dense index is exact (IndexFlatIP); above, HNSW keeps queries fast.
 EXACT_SEARCH_MAX = 100_000
 HNSW_M = 32
+MODEL_MAX_TOKENS = 512
 BATCH = 32
 # Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
 PASSAGE_TEMPLATE = 1
@@ -95,6 +96,15 @@ def embed_passages(embedder: Embedder, texts: list[str], ids: list[str], reuse: 
     return vectors, len(todo)
 
 
+def truncated_passages(embedder: Embedder, texts: list[str], ids: list[str]) -> list[str]:
+    """Ids of passages longer than the model reads (512 tokens for e5): their vectors only see the
+    beginning, while the lexical index still has all of the text. Split such paragraphs in the corpus."""
+    count = getattr(embedder, "token_count", None)
+    if count is None:
+        return []
+    return [pid for pid, text in zip(ids, texts) if count(text) > MODEL_MAX_TOKENS]
+
+
 def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = True) -> dict:
     """Build the index of `corpus` into `out` (atomically); returns the manifest with build statistics."""
     started = time.perf_counter()
@@ -109,13 +119,12 @@ def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = Tr
         "passage_template": PASSAGE_TEMPLATE,
     }
     reuse = store.load_vectors_for_reuse(out, embedding)
-    vectors, encoded = embed_passages(
-        embedder,
-        [embedding_text(p, by_id[p.game]) for p in passages],
-        [p.id for p in passages],
-        reuse,
-        progress,
-    )
+    texts, ids = [embedding_text(p, by_id[p.game]) for p in passages], [p.id for p in passages]
+    truncated = truncated_passages(embedder, texts, ids)
+    if truncated:
+        print(f"attention : {len(truncated)} passage(s) de plus de {MODEL_MAX_TOKENS} jetons, tronqué(s) "
+              f"pour l'embedding : {', '.join(truncated)}", file=sys.stderr)
+    vectors, encoded = embed_passages(embedder, texts, ids, reuse, progress)
     dense, kind = dense_index(vectors)
     lexical = lexical_index([lexical_text(p, by_id[p.game]) for p in passages])
     manifest = {
@@ -132,5 +141,5 @@ def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = Tr
         },
     }
     store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical), out)
-    return {**manifest, "stats": {"encoded": encoded, "reused": len(passages) - encoded,
+    return {**manifest, "stats": {"encoded": encoded, "reused": len(passages) - encoded, "truncated": truncated,
                                   "seconds": round(time.perf_counter() - started, 2)}}

@@ -85,3 +85,18 @@ def test_missing_or_incomplete_index(tmp_path):
     (tmp_path / "idx" / "vectors.npy").unlink()
     with pytest.raises(IndexMismatchError, match="incomplet.*vectors.npy"):
         Retriever.load(tmp_path / "idx", FakeEmbedder())
+
+
+def test_passages_longer_than_the_model_reads_are_reported(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    long_line = " ".join(["règle"] * 600)
+    (corpus / "jeu.md").write_text(f"---\nid: jeu\ntitle: Jeu\n---\n\n# Règles\n\nCourte.\n\n{long_line}\n", "utf-8")
+
+    class CountingEmbedder(FakeEmbedder):
+        def token_count(self, text, query=False):
+            return len(text.split()) + 2
+
+    manifest = build_index(corpus, tmp_path / "idx", CountingEmbedder(), progress=False)
+    assert len(manifest["stats"]["truncated"]) == 1
+    assert "1 passage(s) de plus de 512 jetons" in capsys.readouterr().err
