@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test browser-deps index model
+.PHONY: install serve test browser-deps index model calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -34,3 +34,12 @@ browser-deps:
 
 test: install browser-deps
 	$(BIN)/python -m pytest
+
+# Regenerates docs/EVAL.md (test split) after a calibration on dev: `make calibrate eval-report`.
+calibrate: install
+	$(BIN)/rulesqa eval --split dev --calibrate
+
+eval-report: install
+	$(BIN)/rulesqa eval --split test --report docs/eval
+	sed 's#](\(hit_at_k\|latency\)\.png)#](eval/\1.png)#' docs/eval/REPORT.md > docs/EVAL.md
+	rm docs/eval/REPORT.md

@@ -113,9 +113,18 @@ class Answerer:
         named = self.names.find(question)
         if named:
             return Route(named, "name")
-        hits = self.retriever.rank(scores, None, 1, mode)
-        if hits and self.confident(scores, hits[0]):
-            return Route(hits[0].passage.game, "retrieval")
+        # Two independent retrievers must point to the same game: a question about something else
+        # gets nearest passages scattered over games, or no shared word at all.
+        dense = self.retriever.rank(scores, None, 1, "dense")
+        lexical = self.retriever.rank(scores, None, 1, "lexical")
+        if not dense or not lexical or lexical[0].lexical <= 0:
+            return Route(None, "none")
+        game = dense[0].passage.game
+        if lexical[0].passage.game != game:
+            return Route(None, "none")
+        top = self.retriever.rank(scores, game, 1, mode)
+        if top and self.confident(scores, top[0]):
+            return Route(game, "retrieval")
         return Route(None, "none")
 
     def confident(self, scores: Scores, hit: Hit) -> bool:

@@ -48,6 +48,12 @@ def test_game_detected_from_retrieval_evidence(answerer):
     assert result["game"]["id"] == "karuba" and result["game_detected"] is True
 
 
+def test_no_shared_word_means_no_game_even_when_the_policy_accepts_everything(fake_index):
+    permissive = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy())
+    result = permissive.ask("xylophone zeppelin quokka")
+    assert result["game"] is None and result["found"] is False and len(result["passages"]) == 5
+
+
 def test_off_topic_without_game_abstains_with_no_game(fake_index):
     strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.99))
     result = strict.ask("Quelle est la recette de la pâte à crêpes ?")
