@@ -88,3 +88,23 @@ def test_real_server_builds_missing_index_and_answers_over_http(tmp_path):
         proc.terminate()
         log = proc.communicate(timeout=30)[0]
     assert "POST /api/ask 200" in log and "POST /api/ask 422" in log  # the access log lines
+
+
+def test_eval_json_prints_every_metric_per_mode(real_index):
+    out = rulesqa("eval", "--json", "--index", str(real_index))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["split"] == "test" and result["modes"] == ["dense", "lexical", "hybrid"]
+    for mode in result["modes"]:
+        overall = result["results"][mode]["overall"]
+        assert set(overall) == {"hit@1", "hit@3", "mrr@10", "page@1", "abstain_precision", "abstain_recall",
+                                "false_refusal", "routing", "latency_p50", "latency_p95"}
+        assert 0 <= overall["hit@1"] <= overall["hit@3"] <= 1
+        assert set(result["results"][mode]["per_game"]) >= {"cubirds", "cubitos", "karuba", "sans-arret"}
+    pairs = result["significance"]["pairs"]
+    assert len(pairs) == 6 and all(0 <= p["p_value"] <= 1 for p in pairs)  # 3 mode pairs x 2 metrics
+
+
+def test_calibrate_refuses_the_test_split(real_index):
+    out = rulesqa("eval", "--split", "test", "--calibrate", "--index", str(real_index))
+    assert out.returncode == 2 and "dev" in out.stderr

@@ -1,0 +1,32 @@
+"""Readable French text for the terminal, from the same objects --json prints."""
+
+
+def render_answer(result: dict) -> str:
+    lines = []
+    if result["game"]:
+        how = "détecté" if result["game_detected"] else "choisi"
+        lines.append(f"Jeu : {result['game']['title']} ({how})")
+    if result["found"]:
+        lines += [f"Réponse : « {result['answer']['text']} »", f"Source : {result['answer']['citation']}"]
+    else:
+        lines.append(result["message"])
+    if result["passages"]:
+        lines.append("")
+        lines.append("Passages :")
+    for i, p in enumerate(result["passages"], 1):
+        where = f"p. {', '.join(map(str, p['pages']))}" if p["pages"] else (p["section"] or "")
+        lines.append(f"{i:2d}. [{p['game']} · {where}] " + p["text"].replace("\n", " — "))
+    return "\n".join(lines)
+
+
+def render_metrics(result: dict) -> str:
+    names = result["metrics"]
+    lines = [f"split : {result['split']}  ({result['counts']['overall']})", ""]
+    lines.append("métrique".ljust(20) + "".join(m.rjust(10) for m in result["modes"]))
+    for name in names:
+        cells = []
+        for m in result["modes"]:
+            value = result["results"][m]["overall"].get(name)
+            cells.append(("—" if value is None else f"{value:.3f}" if value < 10 else f"{value:.1f}").rjust(10))
+        lines.append(name.ljust(20) + "".join(cells))
+    return "\n".join(lines)
