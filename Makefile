@@ -33,6 +33,7 @@ browser-deps:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
 test: install browser-deps
+	$(BIN)/ruff check indexer service eval rulesqa tests benchmarks
 	$(BIN)/python -m pytest
 
 # Regenerates docs/EVAL.md (test split) after a calibration on dev: `make calibrate eval-report`.

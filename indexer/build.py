@@ -8,7 +8,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,7 +129,7 @@ def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = Tr
     lexical = lexical_index([lexical_text(p, by_id[p.game]) for p in passages])
     manifest = {
         "format_version": store.FORMAT_VERSION,
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "embedding": embedding,
         "dense_index": {"type": kind, "metric": "inner_product", "exact_search_max": EXACT_SEARCH_MAX},
         "lexical_index": {"library": "bm25s", "method": "lucene", "k1": 1.2, "b": 0.75, "analyzer": ANALYZER_VERSION},

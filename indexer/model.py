@@ -12,14 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from indexer.atomic import folder_replaced
 from indexer.e5_format import file_sha256
 from indexer.errors import ModelError
 
@@ -87,29 +86,11 @@ def build_model(out: Path | None = None) -> Path:
         return target
 
     started = time.monotonic()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
+    with folder_replaced(target) as tmp:
         _write_folder(tmp, source)
         _make_readable(tmp)
-        _replace_dir(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     _log(f"built in {time.monotonic() - started:.1f} s: {target}")
     return target
-
-
-def _replace_dir(tmp: Path, target: Path) -> None:
-    """Swap the finished folder in. A stale or partial folder is moved aside first,
-    because rename cannot replace a non-empty directory."""
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        os.replace(target, old)
-        os.replace(tmp, target)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, target)
 
 
 def _write_folder(folder: Path, source: Path) -> None:
@@ -238,7 +219,7 @@ def _write_st_configs(folder: Path, dim: int) -> None:
 
 
 def _make_readable(folder: Path) -> None:
-    """mkdtemp (and safetensors) create owner-only modes; a model folder is shared data."""
+    """safetensors and the ONNX exporter create owner-only files; a model folder is shared data."""
     for p in [folder, *folder.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
 

@@ -13,15 +13,12 @@ the previous index as it was.
 """
 
 import json
-import os
-import shutil
-import tempfile
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from indexer.atomic import folder_replaced
 from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
@@ -44,11 +41,7 @@ class IndexData:
 def save(index: IndexData, target: Path) -> Path:
     import faiss
 
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    tmp.chmod(0o755)  # mkdtemp makes it private; an index is meant to be read by the service user too
-    try:
+    with folder_replaced(target) as tmp:
         (tmp / "manifest.json").write_text(json.dumps(index.manifest, ensure_ascii=False, indent=2), "utf-8")
         with open(tmp / "passages.jsonl", "w", encoding="utf-8") as out:
             for p in index.passages:
@@ -58,23 +51,7 @@ def save(index: IndexData, target: Path) -> Path:
         np.save(tmp / "vectors.npy", index.vectors.astype(np.float32), allow_pickle=False)
         faiss.write_index(index.dense, str(tmp / "dense.faiss"))
         index.lexical.save(str(tmp / "lexical"), show_progress=False)
-        _swap_into_place(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return target
-
-
-def _swap_into_place(tmp: Path, target: Path) -> None:
-    # Two renames: the old folder is moved aside only once the new one is complete, so the window
-    # without an index is two syscalls long instead of a whole build.
-    old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}-{time.monotonic_ns()}")
-        os.replace(target, old)
-    os.replace(tmp, target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    return Path(target)
 
 
 def read_manifest(folder: Path) -> dict:

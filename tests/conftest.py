@@ -69,7 +69,7 @@ from model_fixtures import e5_engine, e5_model_dir  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")
-def real_embedder(e5_model_dir):
+def real_embedder(e5_model_dir):  # noqa: F811 (the fixture imported above)
     from indexer.embed import load_embedder
 
     return load_embedder()
