@@ -9,7 +9,7 @@ from service.answer import Answerer
 log = logging.getLogger("rulesqa")
 
 
-def _current_corpus_hash(corpus_dir: Path) -> str | None:
+def _current_corpus_hash(corpus_dir: Path) -> str:
     from indexer.build import corpus_hash
     from indexer.passages import load_passages
 
