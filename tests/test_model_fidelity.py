@@ -231,3 +231,26 @@ def test_stale_manifest_is_not_complete(tmp_path):
     assert not _is_complete(folder, "abc")  # a file went missing: rebuild
     shutil.rmtree(folder)
     assert not _is_complete(folder, "abc")
+
+
+def test_cli_model_build_with_corrupt_weights_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import indexer.e5_format as fmt
+    from rulesqa.cli import app
+
+    bad = _corrupt_copy(tmp_path, "magic")
+    monkeypatch.setattr(fmt, "bundled_weights_path", lambda: bad)
+    result = CliRunner().invoke(app, ["model", "build", "--out", str(tmp_path / "m")])
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("rulesqa: erreur")]
+    assert len(errors) == 1 and "e5" in errors[0] and "Traceback" not in result.output
+
+
+def test_cli_model_build_prints_the_folder_last(e5_model_dir):  # noqa: F811
+    from typer.testing import CliRunner
+
+    from rulesqa.cli import app
+
+    result = CliRunner().invoke(app, ["model", "build", "--out", str(e5_model_dir)])
+    assert result.exit_code == 0 and result.stdout.strip().splitlines()[-1] == str(e5_model_dir)
