@@ -147,7 +147,10 @@ def serve(
     from service.api.config import load_settings
     from service.startup import load_answerer
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Our own lines (index builds, access log) at INFO; libraries' chatter (faiss's loader) only if it matters.
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("rulesqa").setLevel(logging.INFO)
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     settings = run(lambda: load_settings(index_dir=index_dir, corpus_dir=corpus, model=model))
     # Loaded before the server starts, so that an impossible start is one clear line and exit code 2.
     answerer = run(lambda: load_answerer(settings.index_dir, settings.corpus_dir, settings.model,
