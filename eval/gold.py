@@ -52,10 +52,6 @@ class GoldQuestion:
         haystack = normalize(text)
         return any(normalize(span) in haystack for span in self.gold_spans)
 
-    @property
-    def off_topic(self) -> bool:
-        return self.gold_game is None
-
 
 def _check_types(data: dict, fail) -> None:
     unknown = sorted(set(data) - set(REQUIRED) - set(OPTIONAL))

@@ -35,6 +35,11 @@ class FusionConfig:
     dense_weight: float = 0.7
     rrf_k: int = 60
 
+    def __post_init__(self):
+        # A typo in service/calibration.json must not silently fall back to another fusion.
+        if self.method not in METHODS:
+            raise ValueError(f"fusion inconnue {self.method!r} (méthodes : {', '.join(METHODS)})")
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -48,7 +53,6 @@ class Hit:
 class Scores:
     """Everything known about one question, computed once."""
 
-    question: str
     vector: np.ndarray
     terms: list[str]  # analyzed question terms found in the corpus vocabulary
     n_terms: int  # analyzed question terms, found or not
@@ -103,7 +107,7 @@ class Retriever:
             lexical = np.asarray(self.data.lexical.get_scores(terms), dtype=np.float64)
         else:
             lexical = np.zeros(len(self.passages))
-        return Scores(question, vector, terms, len(analyzed), lexical)
+        return Scores(vector, terms, len(analyzed), lexical)
 
     def evidence(self, scores: Scores, hit: Hit) -> Evidence:
         coverage = len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
@@ -160,6 +164,3 @@ def check_compatible(manifest: dict, embedder: Embedder) -> None:
         raise IndexMismatchError(f"l'index a été construit par une autre version du découpage : {hint}")
     if manifest.get("lexical_index", {}).get("analyzer") != ANALYZER_VERSION:
         raise IndexMismatchError(f"l'index lexical a été construit par une autre version de l'analyseur : {hint}")
-
-
-__all__ = ["Retriever", "Hit", "Scores", "Evidence", "FusionConfig", "check_compatible", "METHODS", "MODES"]
