@@ -16,7 +16,10 @@ QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 SPLITS = ("dev", "test")
 LANGS = ("fr", "en")
 REQUIRED = ("id", "question", "game", "gold_game", "answerable", "gold_spans", "gold_pages", "lang")
-OPTIONAL = ("note",)
+OPTIONAL = ("note", "refusal")
+# Why an unanswerable question must be refused: not about board-game rules at all, about a game
+# the corpus does not hold, or about a corpus game whose rules do not say.
+REFUSALS = ("off_topic", "other_game", "not_in_rules")
 ID = re.compile(r"^[a-z][a-z0-9_-]*$")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
@@ -44,6 +47,7 @@ class GoldQuestion:
     note: str | None = None
     split: str | None = None
     source: str = ""
+    refusal: str | None = None
 
     def is_relevant(self, game: str | None, text: str) -> bool:
         """A passage answers the question when it belongs to gold_game and contains a gold span."""
@@ -80,9 +84,12 @@ def _check_types(data: dict, fail) -> None:
         fail(f"lang doit être l'une de : {', '.join(LANGS)}")
     if "note" in data and data["note"] is not None and not isinstance(data["note"], str):
         fail("note doit être un texte")
+    if data.get("refusal") is not None and data["refusal"] not in REFUSALS:
+        fail(f"refusal doit être l'une de : {', '.join(REFUSALS)} (ou null)")
 
 
 def _check_consistency(data: dict, fail) -> None:
+    refusal = data.get("refusal")
     if data["answerable"]:
         if data["gold_game"] is None:
             fail("une question avec réponse doit avoir un gold_game")
@@ -90,8 +97,17 @@ def _check_consistency(data: dict, fail) -> None:
             fail("une question avec réponse doit avoir au moins un gold_span")
         if data["game"] not in (None, data["gold_game"]):
             fail(f"game {data['game']!r} diffère de gold_game {data['gold_game']!r}")
-    elif data["gold_spans"] or data["gold_pages"]:
+        if refusal is not None:
+            fail(f"une question avec réponse n'a pas de refusal (trouvé {refusal!r})")
+        return
+    if data["gold_spans"] or data["gold_pages"]:
         fail("une question sans réponse n'a ni gold_spans ni gold_pages")
+    if refusal is None:
+        fail(f"une question sans réponse doit avoir un refusal : {', '.join(REFUSALS)}")
+    if refusal == "not_in_rules" and data["gold_game"] is None:
+        fail("refusal 'not_in_rules' demande un gold_game (le jeu du corpus dont les règles ne disent rien)")
+    if refusal != "not_in_rules" and data["gold_game"] is not None:
+        fail(f"refusal {refusal!r} demande gold_game null (trouvé {data['gold_game']!r})")
 
 
 def parse_line(raw: str, path, number: int, split: str | None) -> GoldQuestion:
@@ -118,6 +134,7 @@ def parse_line(raw: str, path, number: int, split: str | None) -> GoldQuestion:
         note=data.get("note"),
         split=split,
         source=f"{path}:{number}",
+        refusal=data.get("refusal"),
     )
 
 

@@ -7,11 +7,12 @@ from collections import Counter
 
 import pytest
 
-from eval.gold import SPLITS, GoldQuestion, GoldSetError, load_questions
+from eval.gold import REFUSALS, SPLITS, GoldQuestion, GoldSetError, load_questions
 from indexer.defaults import REPO
 from indexer.passages import load_passages
 
 QA_SECTION = "Les règles en questions"
+COPY_WORDS = 8  # a question sharing this many consecutive words with a corpus line was copied from it
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +79,41 @@ def test_questions_are_not_the_corpus_question_lines(gold, corpus):
     assert copied == []
 
 
+def _words(text: str) -> list[str]:
+    text = unicodedata.normalize("NFC", text.lower()).replace("\u2019", "'").replace("\u2018", "'")
+    return re.findall(r"\w+", text)
+
+
+def _ngrams(words: list[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def test_questions_do_not_copy_corpus_lines(gold):
+    corpus_grams = set()
+    for path in sorted((REPO / "corpus").glob("*.md")):
+        if path.name != "README.md":
+            for line in path.read_text(encoding="utf-8").splitlines():
+                corpus_grams |= _ngrams(_words(line), COPY_WORDS)
+    assert corpus_grams
+    copied = [q.source for q in every(gold) if _ngrams(_words(q.question), COPY_WORDS) & corpus_grams]
+    assert copied == []
+
+
+def test_no_question_text_in_both_splits(gold):
+    dev = {" ".join(_words(q.question)): q.source for q in gold["dev"]}
+    shared = [(dev[key], q.source) for q in gold["test"] if (key := " ".join(_words(q.question))) in dev]
+    assert shared == []
+
+
+def test_refusal_kinds_match_answerability_and_game(gold):
+    for q in every(gold):
+        if q.answerable:
+            assert q.refusal is None, q.source
+        else:
+            assert q.refusal in REFUSALS, q.source
+            assert (q.gold_game is not None) == (q.refusal == "not_in_rules"), q.source
+
+
 def test_minimum_counts_overall(gold):
     questions = every(gold)
     assert len(questions) >= 80
@@ -134,6 +170,8 @@ def test_relevance_normalizes_apostrophes_and_spaces():
 
 GOOD = {"id": "d001", "question": "Une pépite ça vaut combien ?", "game": "karuba", "gold_game": "karuba",
         "answerable": True, "gold_spans": ["2 points par pépite d'or"], "gold_pages": [6], "lang": "fr"}
+REFUSED = {**GOOD, "answerable": False, "refusal": "not_in_rules", "gold_spans": [], "gold_pages": []}
+OFF = {**REFUSED, "refusal": "off_topic", "game": None, "gold_game": None}
 
 
 def _write(tmp_path, *rows, name="dev.jsonl"):
@@ -163,8 +201,16 @@ def test_good_file_loads_with_split_from_its_name(tmp_path):
         ({**GOOD, "gold_spans": []}, "au moins un gold_span"),
         ({**GOOD, "gold_game": None}, "doit avoir un gold_game"),
         ({**GOOD, "game": "cubitos"}, "diffère de gold_game"),
-        ({**GOOD, "answerable": False}, "ni gold_spans ni gold_pages"),
+        ({**GOOD, "answerable": False, "refusal": "not_in_rules"}, "ni gold_spans ni gold_pages"),
         ({**GOOD, "lang": "de"}, "lang"),
+        ({**GOOD, "refusal": "not_in_rules"}, "une question avec réponse n'a pas de refusal"),
+        ({k: v for k, v in REFUSED.items() if k != "refusal"}, "doit avoir un refusal"),
+        ({**REFUSED, "refusal": None}, "doit avoir un refusal"),
+        ({**REFUSED, "refusal": "unknown"}, "refusal doit être l'une de : off_topic, other_game, not_in_rules"),
+        ({**REFUSED, "refusal": ["off_topic"]}, "refusal doit être l'une de"),
+        ({**REFUSED, "game": None, "gold_game": None}, "'not_in_rules' demande un gold_game"),
+        ({**REFUSED, "refusal": "off_topic"}, "'off_topic' demande gold_game null"),
+        ({**REFUSED, "refusal": "other_game", "game": None}, "'other_game' demande gold_game null"),
     ],
 )
 def test_bad_line_reports_file_and_line(tmp_path, bad, reason):
@@ -173,6 +219,21 @@ def test_bad_line_reports_file_and_line(tmp_path, bad, reason):
         load_questions(path)
     assert str(exc.value).startswith(f"{path}:3: ")
     assert reason in str(exc.value)
+
+
+@pytest.mark.parametrize("kind", REFUSALS)
+def test_each_refusal_kind_loads(tmp_path, kind):
+    row = {**(REFUSED if kind == "not_in_rules" else OFF), "refusal": kind, "game": "karuba"}
+    (q,) = load_questions(_write(tmp_path, row))
+    assert q.refusal == kind and not q.answerable
+    assert q.gold_game == ("karuba" if kind == "not_in_rules" else None)
+
+
+def test_answerable_question_has_no_refusal(tmp_path):
+    (q,) = load_questions(_write(tmp_path, GOOD))
+    assert q.refusal is None
+    (q,) = load_questions(_write(tmp_path, {**GOOD, "refusal": None}))
+    assert q.refusal is None
 
 
 def test_duplicate_id_names_both_lines(tmp_path):
