@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test browser-deps index model calibrate eval-report
+.PHONY: install serve test check lint browser-deps index model calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -32,9 +32,16 @@ serve: install
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
-test: install browser-deps
+lint: install
 	$(BIN)/ruff check indexer service eval rulesqa tests benchmarks
+
+# The whole suite, real model and browser included: what CI runs (.ci/run).
+test: lint browser-deps
 	$(BIN)/python -m pytest
+
+# The inner loop: lint and every test that needs neither the real model nor a browser (under a minute).
+check: lint
+	$(BIN)/python -m pytest -q -m "not model and not browser"
 
 # Regenerates docs/EVAL.md (test split) after a calibration on dev: `make calibrate eval-report`.
 calibrate: install

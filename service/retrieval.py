@@ -1,11 +1,12 @@
 """Retriever: loaded once from an index folder; ranks passages for a question.
 
 A question is encoded and scored once (`score`); the result can then be ranked for any game and mode
-(`rank`), which is what routing and answering need. `search` does both.
+(`rank`), which is what routing and answering need.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,15 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from indexer import store
-from indexer.analysis import ANALYZER_VERSION, analyze
-from indexer.build import PASSAGE_TEMPLATE
+from indexer.analysis import analyze
 from indexer.corpus import Game
-from indexer.errors import IndexMismatchError, QuestionError, UnknownGameError
+from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
 from service.fusion import METHODS, MODES, fuse
 
 if TYPE_CHECKING:
-    from indexer.embed import Embedder
+    from indexer.e5 import Embedder
 
 # Candidates taken from each of the dense and lexical lists before fusion.
 CANDIDATES = 50
@@ -86,11 +86,17 @@ class Retriever:
     @classmethod
     def load(cls, folder: Path, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
         data = store.load(folder)
-        check_compatible(data.manifest, embedder)
+        data.manifest.check_compatible(embedder)
         return cls(data, embedder, fusion)
 
+    def with_fusion(self, fusion: FusionConfig) -> Retriever:
+        """The same loaded index and model, ranked with another fusion."""
+        other = copy.copy(self)
+        other.fusion = fusion
+        return other
+
     @property
-    def manifest(self) -> dict:
+    def manifest(self) -> store.Manifest:
         return self.data.manifest
 
     def game(self, game_id: str) -> Game:
@@ -144,23 +150,3 @@ class Retriever:
         return [
             Hit(self.passages[candidates[i]], float(fused[i]), float(dense[i]), float(lexical[i])) for i in order
         ]
-
-    def search(self, question: str, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
-        return self.rank(self.score(question), game, k, mode)
-
-
-def check_compatible(manifest: dict, embedder: Embedder) -> None:
-    """Refuse an index built by other code or another model: its scores would be meaningless."""
-    hint = store.REBUILD_HINT
-    emb = manifest.get("embedding", {})
-    if emb.get("model_id") != embedder.model_id or emb.get("fingerprint") != embedder.fingerprint():
-        raise IndexMismatchError(
-            f"l'index a été construit avec le modèle {emb.get('model_id')!r} ({str(emb.get('fingerprint'))[:12]}), "
-            f"le modèle configuré est {embedder.model_id!r} ({embedder.fingerprint()[:12]}) : {hint}"
-        )
-    if emb.get("dim") != embedder.dim:
-        raise IndexMismatchError(f"dimension {emb.get('dim')} dans l'index, {embedder.dim} pour le modèle : {hint}")
-    if emb.get("passage_template") != PASSAGE_TEMPLATE:
-        raise IndexMismatchError(f"l'index a été construit par une autre version du découpage : {hint}")
-    if manifest.get("lexical_index", {}).get("analyzer") != ANALYZER_VERSION:
-        raise IndexMismatchError(f"l'index lexical a été construit par une autre version de l'analyseur : {hint}")

@@ -5,38 +5,40 @@ from pathlib import Path
 
 from indexer.errors import IndexMismatchError
 from service.answer import Answerer
+from service.settings import Settings
 
 log = logging.getLogger("rulesqa")
 
 
 def _current_corpus_hash(corpus_dir: Path) -> str:
-    from indexer.build import corpus_hash
     from indexer.passages import load_passages
+    from indexer.store import corpus_hash
 
     docs, passages = load_passages(corpus_dir)
     return corpus_hash([d.game for d in docs], passages)
 
 
-def load_answerer(index_dir: Path, corpus_dir: Path | None, model: str | None, build: bool = True, embedder=None) -> Answerer:
-    """The answerer over index_dir. With build=True, a missing or incompatible index, or one built from
-    another version of the corpus, is (re)built from corpus_dir first; unchanged passages keep their vectors."""
+def load_answerer(settings: Settings, embedder=None) -> Answerer:
+    """The answerer over settings.index_dir. With build_index_if_missing, a missing or incompatible index,
+    or one built from another version of the corpus, is (re)built from corpus_dir first; unchanged passages
+    keep their vectors."""
     from indexer.build import build_index
-    from indexer.embed import load_embedder
 
-    embedder = embedder or load_embedder(model)
+    index_dir, corpus_dir, build = settings.index_dir, settings.corpus_dir, settings.build_index_if_missing
+    embedder = embedder or settings.embedder()
     try:
         answerer = Answerer.load(index_dir, embedder)
     except IndexMismatchError as exc:
-        if not build or corpus_dir is None:
+        if not build:
             raise
         log.warning("index indisponible (%s) ; construction depuis %s", exc, corpus_dir)
     else:
-        if not build or corpus_dir is None or not Path(corpus_dir).is_dir():
+        if not build or not Path(corpus_dir).is_dir():
             return answerer
-        if _current_corpus_hash(corpus_dir) == answerer.retriever.manifest["corpus"]["hash"]:
+        if _current_corpus_hash(corpus_dir) == answerer.retriever.manifest.corpus.hash:
             return answerer
         log.warning("le corpus %s a changé depuis l'index ; mise à jour de l'index", corpus_dir)
-    manifest = build_index(corpus_dir, index_dir, embedder, progress=False)
-    log.info("index construit : %s passages (%s réutilisés) en %s s", manifest["corpus"]["passages"],
-             manifest["stats"]["reused"], manifest["stats"]["seconds"])
+    result = build_index(corpus_dir, index_dir, embedder, progress=False)
+    log.info("index construit : %s passages (%s réutilisés) en %s s", result.manifest.corpus.passages,
+             result.stats.reused, result.stats.seconds)
     return Answerer.load(index_dir, embedder)

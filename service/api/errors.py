@@ -6,7 +6,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from indexer.errors import IndexMismatchError, QuestionError, UnknownGameError
-from service.answer import MAX_K, MAX_QUESTION_CHARS
+from service.limits import MAX_K, MAX_QUESTION_CHARS, MIN_K
 
 
 def _field(loc) -> str:
@@ -27,7 +27,7 @@ def validation_message(error: dict) -> tuple[int, str]:
     if field == "question":
         return 422, f"« question » doit être un texte de 1 à {MAX_QUESTION_CHARS} caractères"
     if field == "k":
-        return 422, f"« k » doit être un entier entre 1 et {MAX_K}"
+        return 422, f"« k » doit être un entier entre {MIN_K} et {MAX_K}"
     if field == "game":
         return 422, "« game » doit être un id de jeu (minuscules, chiffres et tirets, ex. « karuba ») ou null"
     return 422, f"valeur invalide pour « {field} » : {error.get('msg', '')}"

@@ -5,9 +5,11 @@ from functools import partial
 import anyio
 from fastapi import APIRouter, Depends, Request
 
-from service.answer import Answerer
+from service import limits
+from service.answer import Answerer, validate
 from service.api.deps import get_answerer, require_json
-from service.api.schemas import AskRequest, AskResponse, ErrorBody, Game, GamesResponse, Health
+from service.api.schemas import AskRequest, ClientConfig, ErrorBody, Game, GamesResponse, Health
+from service.results import Answer
 
 router = APIRouter()
 
@@ -19,16 +21,22 @@ ERRORS = {
 }
 
 
-@router.post("/api/ask", response_model=AskResponse, responses=ERRORS, tags=["questions"],
+@router.post("/api/ask", response_model=Answer, responses=ERRORS, tags=["questions"],
              dependencies=[Depends(require_json)], summary="Poser une question de règles")
-async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
+async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> Answer:
     """Renvoie la réponse extraite du livret avec sa citation, ou `found: false` et les passages proches."""
-    call = partial(answerer.ask, body.question, body.game, body.k)
-    return await anyio.to_thread.run_sync(call, limiter=request.app.state.limiter)
+    query = validate(body.question, body.game, body.k)
+    return await anyio.to_thread.run_sync(partial(answerer.answer, query), limiter=request.app.state.limiter)
+
+
+@router.get("/api/config", response_model=ClientConfig, tags=["service"], summary="Limites d'une question")
+def config() -> dict:
+    """Les limites qu'applique le serveur, pour que la page et le widget les vérifient avant d'envoyer."""
+    return limits.as_dict()
 
 
 def _game(answerer: Answerer, game) -> dict:
-    counts = answerer.retriever.manifest["corpus"]["passages_per_game"]
+    counts = answerer.retriever.manifest.corpus.passages_per_game
     return {
         "id": game.id, "title": game.title, "aliases": list(game.aliases), "author": game.author,
         "publisher": game.publisher, "year": game.year, "players": game.players, "duration": game.duration,
@@ -53,11 +61,11 @@ def health(answerer: Answerer = Depends(get_answerer)) -> dict:
     manifest = answerer.retriever.manifest
     return {
         "status": "ok",
-        "model": manifest["embedding"]["model_id"],
-        "model_fingerprint": manifest["embedding"]["fingerprint"],
-        "corpus_hash": manifest["corpus"]["hash"],
-        "built_at": manifest["built_at"],
-        "games": manifest["corpus"]["games"],
-        "passages": manifest["corpus"]["passages"],
-        "passages_per_game": manifest["corpus"]["passages_per_game"],
+        "model": manifest.embedding.model_id,
+        "model_fingerprint": manifest.embedding.fingerprint,
+        "corpus_hash": manifest.corpus.hash,
+        "built_at": manifest.built_at,
+        "games": manifest.corpus.games,
+        "passages": manifest.corpus.passages,
+        "passages_per_game": manifest.corpus.passages_per_game,
     }

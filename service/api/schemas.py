@@ -1,8 +1,12 @@
-"""Request and response bodies of the HTTP API (pydantic), with French examples for /docs."""
+"""Request and response bodies of the HTTP API (pydantic), with French examples for /docs.
+
+The answer itself is service.results.Answer (a dataclass FastAPI serialises); only what is particular to
+HTTP is declared here. Every bound comes from service.limits.
+"""
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GAME_ID_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+from service import limits
 
 
 class AskRequest(BaseModel):
@@ -17,71 +21,12 @@ class AskRequest(BaseModel):
         },
     )
 
-    question: str = Field(..., description="La question du joueur (1 à 1 000 caractères).", strict=True)
-    game: str | None = Field(
-        None, description="Id du jeu ; absent ou null : le jeu est détecté.", pattern=GAME_ID_PATTERN, max_length=64
-    )
-    k: int = Field(5, ge=1, le=20, strict=True, description="Nombre de passages renvoyés.")
-
-
-class GameRef(BaseModel):
-    id: str
-    title: str
-
-
-class AnswerText(BaseModel):
-    text: str = Field(..., description="La ou les phrases du livret qui répondent.")
-    citation: str = Field(..., examples=["Karuba, livret p. 6"])
-    passage_id: str
-
-
-class PassageOut(BaseModel):
-    id: str
-    game: str
-    section: str | None
-    pages: list[int] = Field(..., description="Pages du livret ; vide quand la source n'en donne pas.")
-    text: str
-    score: float
-
-
-class AskResponse(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "question": "Les pépites d'or rapportent combien à la fin ?",
-                    "game": {"id": "karuba", "title": "Karuba"},
-                    "game_detected": False,
-                    "found": True,
-                    "answer": {
-                        "text": "Additionne tes trésors de temple, 2 points par pépite d'or et 1 par cristal ramassés.",
-                        "citation": "Karuba, livret p. 6",
-                        "passage_id": "karuba-3438c0d8c7dd",
-                    },
-                    "message": "Réponse trouvée : Karuba, livret p. 6.",
-                    "passages": [
-                        {
-                            "id": "karuba-3438c0d8c7dd",
-                            "game": "karuba",
-                            "section": "Comment on gagne",
-                            "pages": [6],
-                            "text": "Aux points\nAdditionne tes trésors de temple, 2 points par pépite d'or et 1 par "
-                            "cristal ramassés. Le plus haut total gagne.",
-                            "score": 0.97,
-                        }
-                    ],
-                }
-            ]
-        }
-    )
-
-    question: str
-    game: GameRef | None
-    game_detected: bool = Field(..., description="Vrai si le jeu a été détecté plutôt que donné.")
-    found: bool = Field(..., description="Faux : la réponse n'est pas dans les règles (passages proches listés).")
-    answer: AnswerText | None
-    message: str = Field(..., description="Une phrase pour le joueur, en français.")
-    passages: list[PassageOut]
+    question: str = Field(..., description=f"La question du joueur (1 à {limits.MAX_QUESTION_CHARS} caractères).",
+                          strict=True)
+    game: str | None = Field(None, description="Id du jeu ; absent ou null : le jeu est détecté.",
+                             pattern=limits.GAME_ID_PATTERN, max_length=limits.GAME_ID_MAX_CHARS)
+    k: int = Field(limits.DEFAULT_K, ge=limits.MIN_K, le=limits.MAX_K, strict=True,
+                   description="Nombre de passages renvoyés.")
 
 
 class Game(BaseModel):
@@ -110,6 +55,22 @@ class Health(BaseModel):
     games: int
     passages: int
     passages_per_game: dict[str, int]
+
+
+class KLimits(BaseModel):
+    min: int
+    max: int
+    default: int
+
+
+class ClientConfig(BaseModel):
+    """What the table page and the widget need to check a question before sending it."""
+
+    max_question_chars: int
+    k: KLimits
+    game_id_pattern: str
+    modes: list[str]
+    default_mode: str
 
 
 class ErrorBody(BaseModel):

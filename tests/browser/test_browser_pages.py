@@ -26,8 +26,8 @@ from starlette.applications import Starlette  # noqa: E402
 from starlette.responses import HTMLResponse, PlainTextResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
-from conftest import FakeEmbedder  # noqa: E402
-from indexer.defaults import REPO  # noqa: E402
+from tests.fakes import FakeEmbedder  # noqa: E402
+from tests.fakes import REPO  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from eval.gold import REFUSALS, SPLITS, GoldQuestion, GoldSetError, load_questions
-from indexer.defaults import REPO
+from tests.fakes import REPO
 from indexer.passages import load_passages
 
 QA_SECTION = "Les règles en questions"

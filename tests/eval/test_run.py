@@ -8,6 +8,7 @@ import eval.run as run_mod
 from eval.gold import GoldQuestion
 from eval.report import HIT_PLOT, LATENCY_PLOT, write_report
 from eval.run import run_eval
+from service.results import Answer, CitedPassage, GameRef, Quote, Refusal
 
 PEPITE = {"id": "karuba-a", "game": "karuba", "section": "Comment on gagne", "pages": [6],
           "text": "Aux points\nAdditionne tes trésors de temple, 2 points par pépite d'or et 1 par cristal."}
@@ -66,14 +67,18 @@ class ScriptedAnswerer:
         self.calls.append((question, game, k, mode))
         passages, found, detected, latency = SCRIPT[mode][self.by_question[question]]
         self.clock.now += latency / 1000
-        return {
-            "question": question,
-            "game": {"id": detected, "title": detected.title()} if detected else None,
-            "game_detected": game is None,
-            "found": found,
-            "answer": {"text": passages[0]["text"], "citation": "", "passage_id": passages[0]["id"]} if found else None,
-            "passages": [{**p, "score": 1.0} for p in passages],  # equal scores: order must come from the list
-        }
+        return Answer(
+            question=question,
+            game=GameRef(detected, detected.title()) if detected else None,
+            game_detected=game is None,
+            found=found,
+            answer=Quote(passages[0]["text"], "", passages[0]["id"], [passages[0]["id"]]) if found else None,
+            message="",
+            # equal scores: order must come from the list
+            passages=[CitedPassage(**p, score=1.0, citation="", short_citation="") for p in passages],
+            refusal=None if found else Refusal("weak_evidence", ""),
+            warning=None,
+        )
 
 
 @pytest.fixture

@@ -5,23 +5,28 @@ import shutil
 
 import pytest
 
-from conftest import CORPUS, FakeEmbedder
+from tests.fakes import CORPUS, FakeEmbedder
 from indexer import store
+from indexer.analysis import ANALYZER_VERSION
 from indexer.build import build_index
 from indexer.errors import IndexMismatchError
 from service.retrieval import Retriever
 
 
 def test_manifest_records_model_corpus_and_counts(tmp_path):
-    manifest = build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    result = build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
     saved = json.loads((tmp_path / "idx" / "manifest.json").read_text())
     assert saved["embedding"] == {
         "model_id": "fake-hashing", "fingerprint": "fake-64-", "dim": 64, "normalized": True, "passage_template": 1
     }
     assert saved["corpus"]["passages_per_game"] == {"cubirds": 23, "cubitos": 20, "karuba": 18, "sans-arret": 17}
-    assert saved["dense_index"]["type"] == "IndexFlatIP"
+    assert saved["dense_index"] == "IndexFlatIP" and saved["analyzer"] == ANALYZER_VERSION
     assert len(saved["corpus"]["hash"]) == 64 and saved["format_version"] == store.FORMAT_VERSION
-    assert manifest["stats"]["encoded"] == 78
+    assert store.read_manifest(tmp_path / "idx") == result.manifest  # the typed manifest round-trips
+    assert result.stats.encoded == 78
+    # BM25 parameters live in bm25s's own params file, not in a second copy.
+    params = json.loads((tmp_path / "idx" / "lexical" / "params.index.json").read_text())
+    assert (params["method"], params["k1"], params["b"]) == ("lucene", 1.2, 0.75)
 
 
 def test_rebuild_reuses_unchanged_passages(tmp_path):
@@ -33,17 +38,18 @@ def test_rebuild_reuses_unchanged_passages(tmp_path):
     path.write_text(path.read_text().replace("2 points par pépite d'or", "3 points par pépite d'or"))
     embedder.passage_calls.clear()
     again = build_index(corpus, tmp_path / "idx", embedder, progress=False)
-    assert again["stats"] == {**again["stats"], "encoded": 1, "reused": 77}
+    assert (again.stats.encoded, again.stats.reused) == (1, 77)
     assert sum(embedder.passage_calls) == 1
     # The reused vectors are the right ones: the edited passage is found by its new text.
-    hits = Retriever.load(tmp_path / "idx", embedder).search("3 points par pépite d'or", "karuba", 1)
+    retriever = Retriever.load(tmp_path / "idx", embedder)
+    hits = retriever.rank(retriever.score("3 points par pépite d'or"), "karuba", 1)
     assert "3 points par pépite" in hits[0].passage.text
 
 
 def test_another_model_reuses_nothing(tmp_path):
     build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
     other = build_index(CORPUS, tmp_path / "idx", FakeEmbedder(salt="v2"), progress=False)
-    assert other["stats"]["reused"] == 0
+    assert other.stats.reused == 0
 
 
 def test_interrupted_build_leaves_the_previous_index_usable(tmp_path, monkeypatch):
@@ -59,7 +65,8 @@ def test_interrupted_build_leaves_the_previous_index_usable(tmp_path, monkeypatc
         build_index(CORPUS, target, FakeEmbedder(salt="new"), progress=False)
     assert (target / "manifest.json").read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["idx"]  # no temporary folder left behind
-    hits = Retriever.load(target, FakeEmbedder()).search("pépites d'or", "karuba", 3)
+    retriever = Retriever.load(target, FakeEmbedder())
+    hits = retriever.rank(retriever.score("pépites d'or"), "karuba", 3)
     assert len(hits) == 3
 
 
@@ -73,7 +80,7 @@ def test_index_of_another_model_is_refused_with_the_fix(tmp_path):
 def test_index_of_another_format_is_refused(tmp_path):
     build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
     manifest = tmp_path / "idx" / "manifest.json"
-    manifest.write_text(manifest.read_text().replace('"format_version": 1', '"format_version": 0'))
+    manifest.write_text(manifest.read_text().replace(f'"format_version": {store.FORMAT_VERSION}', '"format_version": 0'))
     with pytest.raises(IndexMismatchError, match="format 0.*rulesqa index"):
         Retriever.load(tmp_path / "idx", FakeEmbedder())
 
@@ -97,6 +104,6 @@ def test_passages_longer_than_the_model_reads_are_reported(tmp_path, capsys):
         def token_count(self, text, query=False):
             return len(text.split()) + 2
 
-    manifest = build_index(corpus, tmp_path / "idx", CountingEmbedder(), progress=False)
-    assert len(manifest["stats"]["truncated"]) == 1
+    result = build_index(corpus, tmp_path / "idx", CountingEmbedder(), progress=False)
+    assert len(result.stats.truncated) == 1
     assert "1 passage(s) de plus de 512 jetons" in capsys.readouterr().err

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from indexer.defaults import REPO
+from tests.fakes import REPO
 from indexer.passages import load_passages
 from rulesqa.cli import app
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from conftest import FakeEmbedder
+from tests.fakes import FakeEmbedder
 from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
-from service.answer import AbstentionPolicy, Answerer, citation, extract_answer
+from service.answer import AbstentionPolicy, Answerer, citation, extract_answer, short_citation
 
 
 @pytest.fixture
@@ -14,14 +14,16 @@ def answerer(fake_index):
 
 
 def test_answer_object_shape_and_citation(answerer):
-    result = answerer.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=3)
-    assert set(result) == {"question", "game", "game_detected", "found", "answer", "message", "passages"}
+    result = answerer.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=3).to_dict()
+    assert set(result) == {"question", "game", "game_detected", "found", "answer", "message", "passages",
+                           "refusal", "warning"}
     assert result["game"] == {"id": "karuba", "title": "Karuba"} and result["game_detected"] is False
-    assert result["found"] is True
+    assert result["found"] is True and result["refusal"] is None
     top = result["passages"][0]
     assert top["pages"] == [6] and "2 points" in top["text"]
-    assert set(top) == {"id", "game", "section", "pages", "text", "score"}
-    assert result["answer"]["passage_id"] == top["id"]
+    assert set(top) == {"id", "game", "section", "pages", "text", "score", "citation", "short_citation"}
+    assert (top["citation"], top["short_citation"]) == ("Karuba, livret p. 6", "p. 6")
+    assert result["answer"]["passage_id"] == top["id"] and result["answer"]["passage_ids"][0] == top["id"]
     assert result["answer"]["citation"] == "Karuba, livret p. 6"
     assert result["answer"]["text"] in top["text"]  # extractive: the corpus's own words
     assert len(result["passages"]) == 3 and all(p["game"] == "karuba" for p in result["passages"])
@@ -32,33 +34,34 @@ def test_answer_object_shape_and_citation(answerer):
 def test_weak_evidence_abstains_but_lists_nearest_passages(fake_index):
     strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.99))
     result = strict.ask("Les pépites d'or rapportent combien ?", "karuba")
-    assert result["found"] is False and result["answer"] is None
-    assert "ne trouve pas" in result["message"] and "Karuba" in result["message"]
-    assert len(result["passages"]) == 5
+    assert result.found is False and result.answer is None
+    assert "ne trouve pas" in result.message and "Karuba" in result.message
+    assert result.refusal.reason == "weak_evidence" and "Karuba" in result.refusal.message
+    assert len(result.passages) == 5
 
 
 def test_game_named_in_question_is_detected(answerer):
     result = answerer.ask("Dans Can't Stop, que faire d'un double total comme 7 et 7 ?")
-    assert result["game"]["id"] == "sans-arret" and result["game_detected"] is True
-    assert all(p["game"] == "sans-arret" for p in result["passages"])
+    assert result.game.id == "sans-arret" and result.game_detected is True
+    assert all(p.game == "sans-arret" for p in result.passages)
 
 
 def test_game_detected_from_retrieval_evidence(answerer):
     result = answerer.ask("les pépites d'or et les cristaux ramassés rapportent combien de points ?")
-    assert result["game"]["id"] == "karuba" and result["game_detected"] is True
+    assert result.game.id == "karuba" and result.game_detected is True
 
 
 def test_no_shared_word_means_no_game_even_when_the_policy_accepts_everything(fake_index):
     permissive = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy())
     result = permissive.ask("xylophone zeppelin quokka")
-    assert result["game"] is None and result["found"] is False and len(result["passages"]) == 5
+    assert result.game is None and result.found is False and len(result.passages) == 5
 
 
 def test_off_topic_without_game_abstains_with_no_game(fake_index):
     strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.99))
     result = strict.ask("Quelle est la recette de la pâte à crêpes ?")
-    assert result["found"] is False and result["game"] is None and result["game_detected"] is False
-    assert "jeux que je connais" in result["message"]
+    assert result.found is False and result.game is None and result.game_detected is False
+    assert "jeux que je connais" in result.message
 
 
 @pytest.mark.parametrize(
@@ -92,6 +95,9 @@ def test_citation_forms():
     assert citation(passage("x", pages=(10, 13)), "Cubitos") == "Cubitos, livret p. 10, 13"
     assert citation(passage("x", section="Fin de partie"), "Cubirds") == "Cubirds, section Fin de partie"
     assert citation(passage("x", section=None), "Cubirds") == "Cubirds"
+    assert short_citation(passage("x", pages=(5, 6))) == "p. 5, 6"
+    assert short_citation(passage("x", section="Fin de partie")) == "Fin de partie"
+    assert short_citation(passage("x", section=None)) == ""
 
 
 def test_extract_answer_of_a_question_passage_takes_its_lead_sentences():

@@ -6,10 +6,10 @@ import logging
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import FakeEmbedder
+from tests.fakes import FakeEmbedder
 from service.answer import AbstentionPolicy, Answerer
 from service.api.app import create_app
-from service.api.config import Settings, load_settings
+from service.settings import Settings, load_settings
 
 NUGGETS = "Les pépites d'or rapportent combien à la fin ?"
 
@@ -33,7 +33,7 @@ def post(client, body, content_type="application/json"):
 def test_ask_returns_the_same_object_as_the_answerer(client, answerer):
     r = post(client, {"question": NUGGETS, "game": "karuba", "k": 3})
     assert r.status_code == 200
-    assert r.json() == answerer.ask(NUGGETS, "karuba", 3)
+    assert r.json() == answerer.ask(NUGGETS, "karuba", 3).to_dict()
     body = r.json()
     assert body["found"] is True and body["passages"][0]["pages"] == [6]
     assert body["answer"]["citation"] == "Karuba, livret p. 6"

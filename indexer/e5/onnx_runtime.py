@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 
-INTRA_OP_THREADS = 2  # the target machines have 2 cores
 BATCH_SIZE = 16
 
 
@@ -59,7 +58,7 @@ def export_onnx(model_dir: Path, out: Path) -> None:
 class OnnxEncoder:
     """tokenizer.json + onnxruntime session; encodes already-prompted texts."""
 
-    def __init__(self, model_dir: Path, onnx_file: str, max_length: int, threads: int = INTRA_OP_THREADS):
+    def __init__(self, model_dir: Path, onnx_file: str, max_length: int, threads: int):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

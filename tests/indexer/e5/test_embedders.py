@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from indexer.errors import ModelError
-from model_fixtures import e5_model_dir  # noqa: F401  (pytest fixture)
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.fakes import REPO
 
 
 def test_import_is_cheap():
     # The CLI and the web app import the indexer at start-up; torch costs seconds there.
-    code = ("import sys, indexer.embed, indexer.model; "
+    code = ("import sys, indexer.e5, indexer.build, service.answer, service.settings, rulesqa.cli; "
             "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnxruntime') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
@@ -29,7 +26,7 @@ def test_import_is_cheap():
 
 
 def test_protocol_is_satisfiable_by_a_tiny_class():
-    from indexer.embed import Embedder
+    from indexer.e5 import Embedder
 
     class Tiny:
         model_id = "tiny"
@@ -49,41 +46,42 @@ def test_protocol_is_satisfiable_by_a_tiny_class():
 
 
 def test_threads_default_to_two_cores_and_honour_env(monkeypatch):
-    from indexer.embed import THREADS_ENV, cpu_threads
+    from indexer.errors import ConfigError
+    from service.settings import load_settings
 
-    monkeypatch.delenv(THREADS_ENV, raising=False)
-    assert 1 <= cpu_threads() <= 2
-    monkeypatch.setenv(THREADS_ENV, "3")
-    assert cpu_threads() == 3
-    monkeypatch.setenv(THREADS_ENV, "beaucoup")
-    with pytest.raises(ModelError):
-        cpu_threads()
+    monkeypatch.delenv("RULESQA_THREADS", raising=False)
+    assert 1 <= load_settings().threads <= 2
+    monkeypatch.setenv("RULESQA_THREADS", "3")
+    assert load_settings().threads == 3
+    monkeypatch.setenv("RULESQA_THREADS", "beaucoup")
+    with pytest.raises(ConfigError, match="RULESQA_THREADS"):
+        load_settings()
 
 
 def test_unknown_backend_is_a_model_error(tmp_path):
-    from indexer.embed import SentenceTransformerEmbedder
+    from indexer.e5 import load_embedder
 
     with pytest.raises(ModelError, match="backend"):
-        SentenceTransformerEmbedder(str(tmp_path), backend="tensorflow")
+        load_embedder(str(tmp_path), model_dir=tmp_path, backend="tensorflow")
 
 
 def test_onnx_backend_needs_an_export(tmp_path):
-    from indexer.embed import SentenceTransformerEmbedder
+    from indexer.e5 import load_embedder
 
     with pytest.raises(ModelError, match="ONNX"):
-        SentenceTransformerEmbedder(str(tmp_path), backend="onnx")
+        load_embedder(str(tmp_path), model_dir=tmp_path, backend="onnx")
 
 
 def test_unloadable_model_is_a_model_error(tmp_path, monkeypatch):
-    from indexer.embed import SentenceTransformerEmbedder
+    from indexer.e5 import load_embedder
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ModelError, match="introuvable"):
-        SentenceTransformerEmbedder(str(tmp_path / "no-such-model"), backend="torch")
+        load_embedder(str(tmp_path / "no-such-model"), model_dir=tmp_path, backend="torch")
 
 
 def test_truncation_keeps_head_and_closing_token():
-    from indexer.onnx_backend import OnnxEncoder
+    from indexer.e5.onnx_runtime import OnnxEncoder
 
     enc = OnnxEncoder.__new__(OnnxEncoder)  # only the truncation rule, no session
     enc.max_length, enc._eos_id = 5, 2
@@ -94,7 +92,7 @@ def test_truncation_keeps_head_and_closing_token():
 def test_precompiled_charsmap_round_trips_through_tokenizers():
     from tokenizers.normalizers import Precompiled
 
-    from indexer.e5_tokenizer import build_precompiled_charsmap
+    from indexer.e5.tokenizer import build_precompiled_charsmap
 
     mapping = {0xA0: " ", 0xFB01: "fi", 0x01: "", 0x2163: "IV", 0x1F468: "x", 0xFF21: "A"}
     norm = Precompiled(build_precompiled_charsmap(mapping))
@@ -103,11 +101,11 @@ def test_precompiled_charsmap_round_trips_through_tokenizers():
 
 
 @pytest.mark.model
-def test_default_embedder_contract(e5_model_dir):  # noqa: F811
-    from indexer.embed import Embedder, load_embedder
-    from indexer.model import read_manifest
+def test_default_embedder_contract(e5_model_dir, real_embedder):
+    from indexer.e5 import Embedder
+    from indexer.e5.folder import read_manifest
 
-    emb = load_embedder()
+    emb = real_embedder
     assert isinstance(emb, Embedder)
     assert emb.model_id == "multilingual-e5-small" and emb.dim == 384 and emb.backend == "onnx"
     q = emb.encode_queries(["Combien de cartes en main ?"])
@@ -122,20 +120,18 @@ def test_default_embedder_contract(e5_model_dir):  # noqa: F811
 
 
 @pytest.mark.model
-def test_fingerprint_is_backend_independent_and_tracks_files(e5_model_dir, tmp_path):  # noqa: F811
+def test_fingerprint_tracks_files(e5_model_dir, tmp_path):
     import shutil
 
-    from indexer.embed import SentenceTransformerEmbedder
-    from indexer.model import MANIFEST
+    from indexer.e5 import load_embedder
+    from indexer.e5.folder import MANIFEST
 
-    assert SentenceTransformerEmbedder(backend="torch").fingerprint() == \
-        SentenceTransformerEmbedder(backend="onnx").fingerprint()
     # A folder without our manifest (any ST model on disk) is fingerprinted from its files.
     copy = tmp_path / "copy"
     shutil.copytree(e5_model_dir, copy, ignore=shutil.ignore_patterns("onnx", MANIFEST))
-    first = SentenceTransformerEmbedder(str(copy), backend="torch")
+    first = load_embedder(str(copy), model_dir=e5_model_dir, threads=1)
     assert first.model_id == str(copy) and first.backend == "torch"
     cfg = copy / "config_sentence_transformers.json"
     cfg.write_text(cfg.read_text(encoding="utf-8").replace('"query: "', '"question: "'), encoding="utf-8")
-    second = SentenceTransformerEmbedder(str(copy), backend="torch")
+    second = load_embedder(str(copy), model_dir=e5_model_dir, threads=1)
     assert first.fingerprint() != second.fingerprint()

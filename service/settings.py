@@ -1,0 +1,64 @@
+"""Every RULESQA_* variable, read by one pydantic-settings class.
+
+The caller builds it (`load_settings()` in each command, `create_app(settings)` for the API); nothing
+reads the environment at import time, and the packages below (indexer, retrieval) receive plain values.
+"""
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from indexer.e5 import MODEL_NAME, default_threads
+from indexer.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+PREFIX = "RULESQA_"
+
+
+class Settings(BaseSettings):
+    # env_ignore_empty: RULESQA_MODEL= (set but empty) means the default, as an unset variable does.
+    model_config = SettingsConfigDict(env_prefix=PREFIX, extra="ignore", env_ignore_empty=True)
+
+    index_dir: Path = Field(REPO / "var" / "index", description="Dossier de l'index.")
+    corpus_dir: Path = Field(REPO / "corpus", description="Corpus, pour (re)construire l'index.")
+    model: str | None = Field(None, description="Modèle sentence-transformers ; défaut : e5-small local.")
+    model_dir: Path = Field(REPO / "var" / "models" / MODEL_NAME, description="Où le modèle e5-small est construit.")
+    threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")
+    # The API is read-only, unauthenticated and uses no cookies, and the widget is meant to be embedded
+    # on other sites: any origin by default. A site owner lists its own origins to restrict it.
+    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["*"])
+    max_body_bytes: int = Field(16 * 1024, ge=256, description="Taille maximale d'un corps de requête.")
+    worker_threads: int = Field(2, ge=1, le=64, description="Questions encodées en parallèle (2 cœurs).")
+    build_index_if_missing: bool = True
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value):
+        # RULESQA_CORS_ORIGINS="https://a.example, https://b.example", or "*".
+        if isinstance(value, str):
+            return [origin.strip() for origin in value.split(",") if origin.strip()]
+        return value
+
+    @field_validator("index_dir", "corpus_dir", "model_dir", mode="after")
+    @classmethod
+    def _expand_user(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    def embedder(self, backend: str = "auto"):
+        """The configured embedding model (built on first use for the default e5-small)."""
+        from indexer.e5 import load_embedder
+
+        return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
+
+
+def load_settings(**overrides) -> Settings:
+    """Settings from the environment and explicit overrides (None = not given); an invalid value is a
+    ConfigError naming its variable."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = PREFIX + str(first["loc"][0]).upper() if first.get("loc") else PREFIX + "*"
+        raise ConfigError(f"réglage invalide {name} : {first['msg']}") from None

@@ -1,0 +1,43 @@
+"""Test doubles shared by the suite. FakeEmbedder is a deterministic bag-of-stems hashing embedder, so most
+tests need no model: texts sharing stems get close vectors, which is enough to exercise retrieval code."""
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from indexer.analysis import analyze
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO / "corpus"
+
+
+class FakeEmbedder:
+    model_id = "fake-hashing"
+    dim = 64
+
+    def __init__(self, salt: str = ""):
+        self.salt = salt
+        self.passage_calls: list[int] = []  # batch sizes given to encode_passages
+
+    def fingerprint(self) -> str:
+        return f"fake-{self.dim}-{self.salt}"
+
+    def _vector(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for term in analyze(text) or ["<vide>"]:
+            seed = int.from_bytes(hashlib.sha256((self.salt + term).encode()).digest()[:8], "little")
+            v += np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        return v / (np.linalg.norm(v) or 1.0)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vector(t) for t in texts])
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._encode(texts)
+
+    def encode_passages(self, texts: list[str]) -> np.ndarray:
+        self.passage_calls.append(len(texts))
+        return self._encode(texts)
