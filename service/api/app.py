@@ -7,12 +7,13 @@ from pathlib import Path
 import anyio
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from service.api import errors
 from service.api.middleware import AccessLog, BodyLimit
 from service.api.routes import router
+from service.api.static_files import widget_script
 from service.settings import Settings
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
@@ -51,9 +52,11 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
     def table_page():
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
+    script = widget_script(STATIC)  # one self-contained file for the site owner's one tag, joined once
+
     @app.get("/widget.js", include_in_schema=False)
     def widget():
-        return FileResponse(STATIC / "widget.js", media_type="text/javascript; charset=utf-8")
+        return Response(script, media_type="text/javascript; charset=utf-8")
 
     app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
     app.add_middleware(

@@ -1,11 +1,9 @@
 // Table page: pick a game, ask a question, read the rulebook's answer with its page.
-// Everything that comes from the API is inserted with textContent: rulebook text is data, never markup.
+// Built on core.js (loaded before this file): everything from the API is inserted as text.
 "use strict";
 
 (() => {
   const STORAGE_KEY = "rulesqa.game";
-  const TIMEOUT_MS = 30000;
-  const PASSAGES = 5;
   const EXCERPT_CHARS = 110;
 
   const $ = (id) => document.getElementById(id);
@@ -27,77 +25,14 @@
   };
 
   let games = new Map();
+  let limits = null; // GET /api/config: the server's limits, once known
   let pending = null; // AbortController of the request in flight
 
-  // ---------- small DOM helpers ----------
-
-  function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children) {
-      if (child) node.append(child); // strings become text nodes, never HTML
-    }
-    return node;
-  }
-
-  const ICON_PATHS = {
-    players: "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7Zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6ZM2 19c0-3.3 3.1-5.5 7-5.5s7 2.2 7 5.5v1H2v-1Zm15.5 1v-1c0-1.9-.8-3.5-2.1-4.6 3.4.1 6.6 1.9 6.6 4.6v1h-4.5Z",
-    duration: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20Zm1 10.4 3.6 2.1-1 1.7L11 13.5V6h2v6.4Z",
-    age: "M12 2a4 4 0 1 1 0 8 4 4 0 0 1 0-8Zm-7 19v-2a6 6 0 0 1 6-6h2a6 6 0 0 1 6 6v2H5Z",
-    book: "M2 5.6C4.6 4 8.2 4 11 5.9V20c-2.8-1.8-6.4-1.8-9-.3V5.6Zm20 0C19.4 4 15.8 4 13 5.9V20c2.8-1.8 6.4-1.8 9-.3V5.6Z",
-  };
-
-  function icon(name) {
-    const ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", "0 0 24 24");
-    svg.setAttribute("aria-hidden", "true");
-    svg.setAttribute("focusable", "false");
-    const path = document.createElementNS(ns, "path");
-    path.setAttribute("d", ICON_PATHS[name]);
-    path.setAttribute("fill", "currentColor");
-    svg.append(path);
-    return svg;
-  }
-
-  // ---------- API ----------
-
-  // The API's messages are lower-case fragments ("la question est vide"); shown as a sentence.
-  function sentence(text) {
-    const s = String(text || "").trim();
-    if (!s) return s;
-    const capitalised = s.charAt(0).toUpperCase() + s.slice(1);
-    return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
-  }
-
-  class ApiError extends Error {}
-
-  async function api(path, options = {}) {
-    let response;
-    try {
-      response = await fetch(path, { headers: { Accept: "application/json" }, ...options });
-    } catch (err) {
-      if (err.name === "AbortError") throw err;
-      throw new ApiError("Impossible de joindre le service. Vérifiez la connexion, puis réessayez.");
-    }
-    let body = null;
-    try {
-      body = await response.json();
-    } catch {
-      // Not JSON (a proxy error page, for instance): handled below with a generic message.
-    }
-    if (!response.ok) {
-      if (body && typeof body.detail === "string") throw new ApiError(sentence(body.detail));
-      throw new ApiError(`Le service a répondu par une erreur (${response.status}). Réessayez dans un instant.`);
-    }
-    if (body === null) throw new ApiError("Le service a envoyé une réponse illisible. Réessayez dans un instant.");
-    return body;
-  }
+  const {
+    el, icon, failure, tooLong, applyLimits, sendOnEnter, passageChip, citedChip, seeAlso, commonMistake, refusalText,
+    TIMEOUT_MS,
+  } = RulesqaCore;
+  const api = RulesqaCore.client({ unreachable: "Impossible de joindre le service. Vérifiez la connexion, puis réessayez." });
 
   // ---------- game picker ----------
 
@@ -166,21 +101,6 @@
 
   // ---------- answer rendering ----------
 
-  function pagesLabel(pages) {
-    return `p. ${pages.join(", ")}`;
-  }
-
-  // The chip is short ("p. 6"); screen readers get the full citation ("Karuba, livret p. 6") instead.
-  function chip(passage, citation, extraClass = "") {
-    let text = citation || "";
-    if (passage && passage.pages && passage.pages.length) text = pagesLabel(passage.pages);
-    else if (passage && passage.section) text = passage.section;
-    const label = citation || text;
-    return el("span", { class: `chip ${extraClass}`.trim(), title: label },
-      icon("book"), el("span", { "aria-hidden": "true", text }),
-      el("span", { class: "visually-hidden", text: `Source : ${label}` }));
-  }
-
   // A titled passage (a rules question, a bullet title) folds under its title. An untitled one shows
   // its start and folds the whole text; a short one is shown whole, with nothing to unfold.
   function splitPassage(text) {
@@ -191,21 +111,20 @@
     return { title: `${text.slice(0, cut > 40 ? cut : EXCERPT_CHARS).trimEnd()}…`, body: text, excerpt: true };
   }
 
-  function passageCitation(passage, gameTitle) {
-    const where = passage.pages.length ? `livret ${pagesLabel(passage.pages)}`
-      : passage.section ? `section ${passage.section}` : "";
-    return [gameTitle, where].filter(Boolean).join(", ");
+  // The section helps to find the passage in the booklet, unless the chip already names it.
+  function sectionBesides(passage) {
+    return passage && passage.section !== passage.short_citation ? passage.section : null;
   }
 
-  function passageItem(passage, gameTitle, isSource) {
+  function passageItem(passage, isSource) {
     const { title, body, excerpt } = splitPassage(passage.text);
+    const section = sectionBesides(passage);
     const head = el("span", { class: "passage-head" },
       el("span", { class: excerpt ? "passage-title is-excerpt" : "passage-title", text: title }),
       el("span", { class: "passage-tags" },
         isSource ? el("span", { class: "badge", text: "Source" }) : null,
-        chip(passage, passageCitation(passage, gameTitle), "chip-small"),
-        // The chip shows the page; the section still helps to find the passage in the booklet.
-        passage.pages.length && passage.section ? el("span", { class: "passage-section", text: passage.section }) : null));
+        passageChip(passage, "chip-small"),
+        section ? el("span", { class: "passage-section", text: section }) : null));
     if (!body) return el("li", {}, el("div", { class: "passage is-whole" }, head));
     return el("li", {}, el("details", { class: "passage" }, el("summary", {}, head),
       el("p", { class: "passage-body", text: body })));
@@ -213,30 +132,25 @@
 
   function passageList(data, heading) {
     if (!data.passages.length) return null;
-    const gameTitle = data.game ? data.game.title : "";
-    const titles = new Map([...games.values()].map((g) => [g.id, g.title]));
     const sourceId = data.answer ? data.answer.passage_id : null;
     return el("div", { class: "passages" },
       el("h3", { class: "passages-heading", text: heading }),
-      el("ol", {}, ...data.passages.map((p) =>
-        passageItem(p, titles.get(p.game) || gameTitle, p.id === sourceId))));
-  }
-
-  // Next to the chip: the game, and the section when the chip shows a page.
-  function citationContext(source, gameName) {
-    const section = source && source.pages.length ? source.section : null;
-    return [gameName, section].filter(Boolean).join(" · ");
+      el("ol", {}, ...data.passages.map((p) => passageItem(p, p.id === sourceId))));
   }
 
   function renderFound(data) {
     const source = data.passages.find((p) => p.id === data.answer.passage_id);
     const gameName = data.game ? data.game.title : "";
+    // Next to the chip: the game, and the section when the chip does not show it.
+    const context = [gameName, sectionBesides(source)].filter(Boolean).join(" · ");
     return [
       el("h2", { id: "result-heading", class: "eyebrow", tabindex: "-1", text: gameName ? `Réponse · ${gameName}` : "Réponse" }),
       el("blockquote", { class: "answer-text", text: data.answer.text }),
       el("div", { class: "citation" },
-        chip(source, data.answer.citation, "chip-large"),
-        el("span", { class: "citation-text", "aria-hidden": "true", text: citationContext(source, gameName) })),
+        citedChip(data, data.answer.passage_id, data.answer.citation, "chip-large"),
+        el("span", { class: "citation-text", "aria-hidden": "true", text: context })),
+      seeAlso(data),
+      commonMistake(data),
       data.game_detected && gameName
         ? el("p", { class: "detected", text: `Jeu reconnu dans la question : ${gameName}.` }) : null,
       passageList(data, "Les passages du livret"),
@@ -247,7 +161,7 @@
     return [
       el("div", { class: "notice" },
         el("h2", { id: "result-heading", tabindex: "-1", text: "Ce n'est pas dans les règles" }),
-        el("p", { text: data.message })),
+        el("p", { text: refusalText(data) })),
       passageList(data, "Les passages les plus proches"),
     ];
   }
@@ -277,8 +191,22 @@
     ui.error.textContent = message;
   }
 
+  // A question that could not be answered: the error replaces the previous answer, the player stays in
+  // the field to fix the question or retry.
+  function showFailure(message) {
+    ui.status.textContent = "";
+    ui.result.hidden = true; // the previous answer was for another question
+    showError(message);
+    ui.question.focus();
+  }
+
   async function ask(event) {
     event.preventDefault();
+    const problem = tooLong(ui.question.value, limits);
+    if (problem) {
+      showFailure(problem);
+      return;
+    }
     if (pending) pending.abort();
     const controller = new AbortController();
     pending = controller;
@@ -286,25 +214,19 @@
     showError("");
     setLoading(true);
     try {
+      // No k: the server's default number of passages.
       const data = await api("/api/ask", {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ question: ui.question.value, game: ui.game.value || null, k: PASSAGES }),
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ question: ui.question.value, game: ui.game.value || null }),
         signal: controller.signal,
       });
       showResult(data);
-      ui.status.textContent = data.message; // announced; visually the result speaks for itself
+      // Announced; visually the result speaks for itself.
+      ui.status.textContent = data.found ? data.message : refusalText(data);
     } catch (err) {
       if (pending !== controller) return; // replaced by a newer question, which owns the page now
-      ui.status.textContent = "";
-      ui.result.hidden = true; // the previous answer was for another question
-      if (err.name === "AbortError") {
-        showError("Le service met trop de temps à répondre. Réessayez dans un instant.");
-      } else {
-        showError(err.message || "Une erreur inattendue est survenue.");
-      }
-      // The player fixes the question or retries: keep them in the field.
-      ui.question.focus();
+      showFailure(failure(err));
     } finally {
       clearTimeout(timer);
       if (pending === controller) {
@@ -314,11 +236,12 @@
     }
   }
 
-  function submitOnEnter(event) {
-    // Enter sends (what a phone's "send" key means); Shift+Enter keeps a new line.
-    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      ui.form.requestSubmit();
+  async function loadLimits() {
+    try {
+      limits = await api("/api/config");
+      applyLimits(ui.question, limits);
+    } catch {
+      // Without them the server still checks the question and says what is wrong.
     }
   }
 
@@ -379,7 +302,8 @@
     renderGameCard();
   });
   ui.form.addEventListener("submit", ask);
-  ui.question.addEventListener("keydown", submitOnEnter);
+  sendOnEnter(ui.question, ui.form);
   setupVoice();
+  loadLimits();
   loadGames();
 })();

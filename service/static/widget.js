@@ -1,14 +1,13 @@
 // rulesqa chat widget. A site owner adds one tag:
 //   <script src="https://HOST/widget.js" data-game="karuba" data-accent="#0f766e" data-position="right" defer></script>
 // The widget lives in an open shadow root on <rulesqa-widget id="rulesqa-widget">: its CSS stays inside and
-// the host page's CSS stays outside. It talks to the origin it was loaded from (CORS). Everything that comes
-// from the API is inserted with textContent: rulebook text is data, never markup.
+// the host page's CSS stays outside. It talks to the origin it was loaded from (CORS).
+// GET /widget.js serves this file joined after core.js (the code it shares with the table page) in one
+// function: RulesqaCore below is that core. Everything from the API is inserted as text.
 "use strict";
 
 (() => {
   const HOST_ID = "rulesqa-widget";
-  const TIMEOUT_MS = 30000;
-  const PASSAGES = 5;
 
   if (document.getElementById(HOST_ID)) return; // the tag was pasted twice: one widget is enough
 
@@ -28,8 +27,6 @@
 
   const script = findScript();
   const scriptUrl = script ? new URL(script.src, location.href) : new URL("/widget.js", location.href);
-  // Relative to the script, so a service mounted under a path prefix (/regles/widget.js) works as well.
-  const endpoint = (path) => new URL(path, scriptUrl).href;
   const data = (name) => ((script && script.getAttribute(`data-${name}`)) || "").trim();
 
   const config = {
@@ -69,7 +66,7 @@
 }
 button, select, textarea { font: inherit; color: inherit; margin: 0; }
 :focus-visible { outline: 3px solid color-mix(in srgb, var(--accent) 55%, transparent); outline-offset: 2px; }
-.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 
 .launcher {
   position: fixed; bottom: 20px; z-index: 2147483000;
@@ -137,7 +134,16 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
   font-size: 12.5px; font-weight: 700; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
 }
 .chip svg { width: 13px; height: 13px; flex: none; }
-.chip.small { background: color-mix(in srgb, var(--accent) 14%, #fff); color: var(--ink); }
+.chip-small { background: color-mix(in srgb, var(--accent) 14%, #fff); color: var(--ink); }
+
+.see-also { display: flex; align-items: center; flex-wrap: wrap; gap: 6px 8px; margin-top: 8px; font-size: 12.5px; color: var(--muted); }
+.see-also-label { font-weight: 650; }
+.chips { display: flex; flex-wrap: wrap; gap: 6px; min-width: 0; margin: 0; padding: 0; list-style: none; }
+.chips li { display: flex; max-width: 100%; }
+.mistake { margin-top: 10px; padding: 8px 10px; border-radius: 10px; background: var(--warn-bg); border: 1px solid var(--warn-line); font-size: 13.5px; }
+.mistake-title { display: flex; align-items: center; gap: 5px; color: var(--warn-ink); font-weight: 700; }
+.mistake-title svg { width: 15px; height: 15px; flex: none; }
+.bubble .mistake-text { margin: 2px 0 6px; }
 
 details.sources { margin-top: 8px; border-top: 1px solid rgb(0 0 0 / 8%); padding-top: 6px; }
 details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; color: var(--muted); padding: 4px 0; border-radius: 6px; }
@@ -182,76 +188,15 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 }
 `;
 
-  // ---------- DOM helpers ----------
-
-  function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children) {
-      if (child) node.append(child); // strings become text nodes, never HTML
-    }
-    return node;
-  }
-
-  const ICONS = {
-    chat: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Z",
-    close: "M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6 10.6 12 5 6.4 6.4 5Z",
-    send: "M3 20.5 21.5 12 3 3.5l.01 6.6L16 12 3.01 13.9 3 20.5Z",
-    book: "M2 5.6C4.6 4 8.2 4 11 5.9V20c-2.8-1.8-6.4-1.8-9-.3V5.6Zm20 0C19.4 4 15.8 4 13 5.9V20c2.8-1.8 6.4-1.8 9-.3V5.6Z",
-  };
-
-  function icon(name) {
-    const ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", "0 0 24 24");
-    svg.setAttribute("aria-hidden", "true");
-    svg.setAttribute("focusable", "false");
-    const path = document.createElementNS(ns, "path");
-    path.setAttribute("d", ICONS[name]);
-    path.setAttribute("fill", "currentColor");
-    svg.append(path);
-    return svg;
-  }
-
-  // ---------- API ----------
-
-  // The API's messages are lower-case fragments ("la question est vide"); shown as a sentence.
-  function sentence(text) {
-    const s = String(text || "").trim();
-    if (!s) return s;
-    const capitalised = s.charAt(0).toUpperCase() + s.slice(1);
-    return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
-  }
-
-  class ApiError extends Error {}
-
-  async function api(path, options = {}) {
-    let response;
-    try {
-      // No credentials: the API needs none, and a plain CORS request works with any allowed origin.
-      response = await fetch(endpoint(path), { credentials: "omit", ...options });
-    } catch (err) {
-      if (err.name === "AbortError") throw err;
-      throw new ApiError("Impossible de joindre le service de règles. Vérifiez la connexion, puis réessayez.");
-    }
-    let body = null;
-    try {
-      body = await response.json();
-    } catch {
-      // Not JSON (a proxy error page, for instance): handled below with a generic message.
-    }
-    if (!response.ok) {
-      if (body && typeof body.detail === "string") throw new ApiError(sentence(body.detail));
-      throw new ApiError(`Le service a répondu par une erreur (${response.status}). Réessayez dans un instant.`);
-    }
-    if (body === null) throw new ApiError("Le service a envoyé une réponse illisible. Réessayez dans un instant.");
-    return body;
-  }
+  const {
+    el, icon, failure, tooLong, applyLimits, sendOnEnter, passageChip, citedChip, seeAlso, commonMistake, refusalText,
+    TIMEOUT_MS,
+  } = RulesqaCore;
+  // Relative to the script, so a service mounted under a path prefix (/regles/widget.js) works as well.
+  const api = RulesqaCore.client({
+    url: (path) => new URL(path, scriptUrl).href,
+    unreachable: "Impossible de joindre le service de règles. Vérifiez la connexion, puis réessayez.",
+  });
 
   // ---------- widget skeleton ----------
 
@@ -278,12 +223,12 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   const log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
 
   const input = el("textarea", {
-    id: "question", rows: "1", maxlength: "1000", autocomplete: "off", enterkeyhint: "send",
+    id: "question", rows: "1", autocomplete: "off", enterkeyhint: "send", // maxlength: from GET /api/config
     placeholder: "Votre question sur les règles…",
   });
   const sendButton = el("button", { class: "send", type: "submit", "aria-label": "Envoyer la question" }, icon("send"));
   const form = el("form", { class: "composer", novalidate: true },
-    el("label", { class: "sr", for: "question", text: "Votre question" }), input, sendButton);
+    el("label", { class: "visually-hidden", for: "question", text: "Votre question" }), input, sendButton);
 
   const panel = el("section", {
     class: "panel", id: "panel", role: "dialog", "aria-modal": "false", "aria-labelledby": "title",
@@ -299,6 +244,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 
   let games = new Map();
   let gamesLoaded = null; // the /api/games promise, started on first open
+  let limits = null; // GET /api/config: the server's limits, once known
 
   function currentGame() {
     return config.game || gameSelect.value || "";
@@ -329,27 +275,19 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     return gamesLoaded;
   }
 
+  // Asked on first opening, like the games: a host page whose visitors never open the widget sends nothing.
+  function loadLimits() {
+    api("api/config")
+      .then((body) => {
+        limits = body;
+        applyLimits(input, limits);
+      })
+      .catch(() => {
+        // Retried on the next opening; meanwhile the server still checks the question.
+      });
+  }
+
   // ---------- conversation ----------
-
-  function pagesLabel(pages) {
-    return `p. ${pages.join(", ")}`;
-  }
-
-  // The chip is short ("p. 6"); screen readers get the full citation instead.
-  function chip(passage, citation, small) {
-    let text = citation || "";
-    if (passage && passage.pages && passage.pages.length) text = pagesLabel(passage.pages);
-    else if (passage && passage.section) text = passage.section;
-    const label = citation || text;
-    return el("span", { class: small ? "chip small" : "chip", title: label },
-      icon("book"), el("span", { "aria-hidden": "true", text }), el("span", { class: "sr", text: `Source : ${label}` }));
-  }
-
-  function passageCitation(passage, title) {
-    const where = passage.pages.length ? `livret ${pagesLabel(passage.pages)}`
-      : passage.section ? `section ${passage.section}` : "";
-    return [title, where].filter(Boolean).join(", ");
-  }
 
   function passageItem(passage) {
     const lines = String(passage.text).split("\n");
@@ -358,7 +296,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     return el("li", {},
       title ? el("strong", { class: "passage-title", text: title }) : null,
       el("span", { class: "passage-body", text: body }),
-      el("div", {}, chip(passage, passageCitation(passage, gameTitle(passage.game)), true)));
+      el("div", {}, passageChip(passage, "chip-small")));
   }
 
   function sources(data, label) {
@@ -371,17 +309,22 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   function answerBubble(data) {
     const title = data.game ? data.game.title : "";
     if (data.found && data.answer) {
-      const source = data.passages.find((p) => p.id === data.answer.passage_id);
       return el("div", { class: "bubble bot" },
         el("p", { class: "answer", text: data.answer.text }),
-        el("div", { class: "meta" }, chip(source, data.answer.citation, false),
+        el("div", { class: "meta" }, citedChip(data, data.answer.passage_id, data.answer.citation),
           el("span", { text: data.game_detected && title ? `${title} (reconnu)` : title })),
+        seeAlso(data),
+        commonMistake(data),
         sources(data, "Passages du livret"));
     }
     return el("div", { class: "bubble bot missing" },
       el("p", { class: "verdict", text: "Ce n'est pas dans les règles." }),
-      el("p", { text: data.message }),
+      el("p", { text: refusalText(data) }),
       sources(data, "Passages les plus proches"));
+  }
+
+  function errorBubble(message) {
+    return el("div", { class: "bubble error", role: "alert" }, el("p", { text: message }));
   }
 
   function addBubble(node) {
@@ -417,18 +360,16 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
     let reply;
     try {
+      // No k: the server's default number of passages.
       const data = await api("api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ question, game: currentGame() || null, k: PASSAGES }),
+        body: JSON.stringify({ question, game: currentGame() || null }),
         signal: controller.signal,
       });
       reply = answerBubble(data);
     } catch (err) {
-      const message = err.name === "AbortError"
-        ? "Le service met trop de temps à répondre. Réessayez dans un instant."
-        : err.message || "Une erreur inattendue est survenue.";
-      reply = el("div", { class: "bubble error", role: "alert" }, el("p", { text: message }));
+      reply = errorBubble(failure(err));
     } finally {
       clearTimeout(timer);
     }
@@ -443,6 +384,11 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     event.preventDefault();
     const question = input.value.trim();
     if (!question || busy) return; // an empty bubble helps nobody; the field keeps focus
+    const problem = tooLong(question, limits);
+    if (problem) {
+      addBubble(errorBubble(problem)); // the question stays in the field, to be shortened
+      return;
+    }
     input.value = "";
     autoGrow();
     ask(question);
@@ -465,6 +411,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     launcher.setAttribute("aria-label", "Fermer l'assistant de règles");
     launcher.replaceChildren(icon("close"), el("span", { text: "Fermer" }));
     input.focus();
+    if (!limits) loadLimits();
     if (!greeted) {
       greeted = true;
       greet();
@@ -495,13 +442,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   });
   form.addEventListener("submit", submit);
   input.addEventListener("input", autoGrow);
-  input.addEventListener("keydown", (event) => {
-    // Enter sends (what a phone's "send" key means); Shift+Enter keeps a new line.
-    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      form.requestSubmit();
-    }
-  });
+  sendOnEnter(input, form);
   gameSelect.addEventListener("change", () => {
     updateSubtitle();
     addBubble(el("div", { class: "bubble bot" },

@@ -3,9 +3,8 @@
 The API runs for real (uvicorn in a thread) on the fake embedder; the widget is embedded with one tag in a
 page served from another port, so every widget request is a cross-origin (CORS) request.
 
-The fixtures live here rather than in a conftest.py: tests/ has no packages, so a second conftest.py
-would replace tests/conftest.py in sys.modules and break the `from conftest import FakeEmbedder` of the
-other test modules.
+Answers the real API cannot give on demand (an answer set of three passages, a common-mistake warning, a
+refusal) are crafted and fulfilled with `page.route`, on the table page and in the widget alike.
 """
 
 import os
@@ -117,7 +116,7 @@ class LiveServer:
 def _api_server(index_dir: Path) -> LiveServer:
     from service.answer import AbstentionPolicy, Answerer
     from service.api.app import create_app
-    from service.api.config import Settings
+    from service.settings import Settings
 
     answerer = Answerer.load(index_dir, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.2))
     return LiveServer(create_app(Settings(index_dir=index_dir, cors_origins=["*"]), answerer)).start()
@@ -577,3 +576,204 @@ def test_widget_shows_markup_from_the_rulebook_as_text(page, xss_api, host_site)
     assert no_img(page) == 0
     assert page.evaluate("document.getElementById('rulesqa-widget').shadowRoot.querySelectorAll('img').length") == 0
     page.probe.assert_clean()
+
+
+# ---------------------------------------------------------------- (e) one core, served once
+
+STATIC = REPO / "service" / "static"
+
+
+def test_widget_is_one_script_holding_the_core(page, api, host_site):
+    body = page.request.get(api.url + "/widget.js")
+    assert body.ok and body.headers["content-type"].startswith("text/javascript")
+    script = body.text()
+    for part in ("core.js", "widget.js"):  # whole, and once
+        text = (STATIC / part).read_text(encoding="utf-8").strip()
+        assert script.count(text) == 1, f"{part} is not in /widget.js exactly once"
+    assert script.index("const RulesqaCore") < script.index("rulesqa chat widget")
+
+    requests = []
+    page.on("request", lambda r: requests.append(r.url) if r.url.startswith(api.url) else None)
+    page.goto(host_site.publish("un-tag", api.url, attrs='data-game="karuba"'))
+    host = open_widget(page)
+    ask_in_widget(host, GOLD)
+    expect(host.locator(".bubble.bot .meta .chip")).to_contain_text("p. 6")
+    scripts = [u for u in requests if u.endswith(".js")]
+    assert scripts == [api.url + "/widget.js"]  # the one tag, nothing else to load
+    # The core lives inside the widget's function: the host page gets no global from it.
+    assert page.evaluate("typeof RulesqaCore") == "undefined"
+
+
+def test_table_page_loads_the_core_before_its_own_script_and_no_copy_of_it(page, api):
+    page.goto(api.url + "/")
+    srcs = page.locator("script[src]").evaluate_all("nodes => nodes.map(n => n.getAttribute('src'))")
+    assert srcs == ["/static/core.js", "/static/app.js"]
+    for part in ("app.js", "widget.js"):  # the helpers they share live in core.js only
+        text = (STATIC / part).read_text(encoding="utf-8")
+        assert "function el(" not in text and "function chip(" not in text and "async function api(" not in text
+
+
+# ---------------------------------------------------------------- (f) limits from GET /api/config
+
+def serve_config(page, **changes):
+    """GET /api/config as the server says, with `changes`; returns the requests to /api/ask seen."""
+    def config(route):
+        response = route.fetch()
+        route.fulfill(response=response, json={**response.json(), **changes})
+
+    asked = []
+    page.route("**/api/config", config)
+    page.on("request", lambda r: asked.append(r) if r.url.endswith("/api/ask") else None)
+    return asked
+
+
+def test_table_page_takes_the_question_limit_from_the_server(page, api):
+    page.goto(api.url + "/")
+    expected = page.request.get(api.url + "/api/config").json()["max_question_chars"]
+    expect(page.get_by_label("Votre question")).to_have_attribute("maxlength", str(expected))
+
+    asked = serve_config(page, max_question_chars=40)
+    page.reload()
+    question = page.get_by_label("Votre question")
+    expect(question).to_have_attribute("maxlength", "40")
+    # Dictation (or a script) can set a longer text than maxlength lets one type: checked before sending.
+    question.evaluate("(el) => { el.value = 'x'.repeat(60); }")
+    page.get_by_role("button", name="Demander").click()
+    expect(page.get_by_role("alert")).to_have_text("La question est trop longue (60 caractères, maximum 40).")
+    expect(question).to_be_focused()
+    page.wait_for_timeout(200)
+    assert asked == []
+
+
+def test_widget_takes_the_question_limit_from_the_server(page, api, host_site):
+    asked = serve_config(page, max_question_chars=40)
+    page.goto(host_site.publish("limite", api.url, attrs='data-game="karuba"'))
+    host = open_widget(page)
+    field = host.get_by_label("Votre question")
+    expect(field).to_have_attribute("maxlength", "40")
+    field.evaluate("(el) => { el.value = 'é'.repeat(41); }")
+    host.get_by_role("button", name="Envoyer la question").click()
+    expect(host.locator(".bubble.error")).to_have_text("La question est trop longue (41 caractères, maximum 40).")
+    expect(field).to_have_value("é" * 41)  # kept, to be shortened
+    expect(host.locator(".bubble.user")).to_have_count(0)
+    page.wait_for_timeout(200)
+    assert asked == []
+
+
+# ---------------------------------------------------------------- (g) the answer as the server cites it
+
+WARNING = f"On ne pose pas de tuile sur un temple {XSS}."
+
+
+def _passage(pid, section, pages, text, citation, short):
+    return {"id": pid, "game": "karuba", "section": section, "pages": pages, "text": text, "score": 0.9,
+            "citation": citation, "short_citation": short}
+
+
+# The quoted passage's pages say [6] but the server cites "p. 99": the chip must show the server's citation.
+CRAFTED_PASSAGES = [
+    _passage("karuba-a", "Comment on gagne", [6], "Aux points\nDeux points par pépite d'or.",
+             "Karuba, livret p. 99", "p. 99"),
+    _passage("karuba-b", "Fin de partie", [7], "Fin\nLa partie s'arrête.", "Karuba, livret p. 7", "p. 7"),
+    _passage("karuba-c", "Les aventuriers", [], "Un aventurier avance.", "Karuba, section Les aventuriers",
+             "Les aventuriers"),
+    _passage("karuba-d", "Erreurs fréquentes", [8], "Temple\n" + WARNING, "Karuba, livret p. 8", "p. 8"),
+]
+CRAFTED_FOUND = {
+    "question": GOLD, "game": {"id": "karuba", "title": "Karuba"}, "game_detected": False, "found": True,
+    "answer": {"text": "Deux points par pépite d'or.", "citation": "Karuba, livret p. 99",
+               "passage_id": "karuba-a", "passage_ids": ["karuba-a", "karuba-b", "karuba-c"]},
+    "message": "Réponse trouvée : Karuba, livret p. 99.",
+    "passages": CRAFTED_PASSAGES,
+    "refusal": None,
+    "warning": {"text": WARNING, "citation": "Karuba, livret p. 8", "passage_id": "karuba-d"},
+}
+REFUSAL = "Cette question porte sur un autre jeu que Karuba."
+CRAFTED_REFUSED = {
+    **CRAFTED_FOUND, "found": False, "answer": None, "warning": None,
+    "message": "Je ne trouve pas de réponse à cette question dans les règles de Karuba.",
+    "refusal": {"reason": "other_game", "message": REFUSAL},
+}
+
+
+def serve_answer(page, answer: dict):
+    """/api/ask goes to the real server (CORS headers and all) and comes back as `answer`."""
+    page.route("**/api/ask", lambda route: route.fulfill(response=route.fetch(), json=answer))
+
+
+def assert_answer_set(scope, answer_chip: str):
+    """The quoted chip as the server cites it, the other two under "Voir aussi", the common mistake."""
+    expect(scope.locator(answer_chip)).to_contain_text("p. 99")
+    expect(scope.locator(answer_chip)).not_to_contain_text("p. 6")
+    expect(scope.locator(answer_chip)).to_contain_text("Source : Karuba, livret p. 99")
+    see_also = scope.locator(".see-also")
+    expect(see_also).to_contain_text("Voir aussi")
+    chips = see_also.locator(".chip span[aria-hidden=true]")
+    expect(chips).to_have_text(["p. 7", "Les aventuriers"])
+    expect(see_also.locator(".chip .visually-hidden")).to_have_text(
+        ["Source : Karuba, livret p. 7", "Source : Karuba, section Les aventuriers"])
+    mistake = scope.locator(".mistake")
+    expect(mistake).to_have_attribute("role", "note")
+    expect(mistake.locator(".mistake-title")).to_have_text("Erreur fréquente")
+    expect(mistake.locator(".mistake-text")).to_have_text(WARNING)  # markup in it stays text
+    expect(mistake.locator(".chip")).to_contain_text("p. 8")
+    expect(mistake.locator(".chip")).to_contain_text("Source : Karuba, livret p. 8")
+    # Under the answer's own chip, in that order.
+    tops = [scope.locator(s).bounding_box()["y"] for s in (answer_chip, ".see-also", ".mistake")]
+    assert tops == sorted(tops)
+
+
+def test_table_page_shows_the_answer_set_and_the_common_mistake(page, api):
+    serve_answer(page, CRAFTED_FOUND)
+    page.goto(api.url + "/")
+    ask_on_table(page, GOLD, "Karuba")
+    result = page.locator("#result")
+    assert_answer_set(result, ".citation .chip")
+    # The passage list cites as the server does, too.
+    expect(result.locator(".passage .chip span[aria-hidden=true]").first).to_have_text("p. 99")
+    page.wait_for_timeout(300)
+    assert no_img(page) == 0
+    page.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
+    save_screenshot(page, "table-page-answer-set.png", docs=False)
+
+
+def test_widget_shows_the_answer_set_and_the_common_mistake(page, api, host_site):
+    serve_answer(page, CRAFTED_FOUND)
+    page.goto(host_site.publish("ensemble", api.url, attrs='data-game="karuba"', head=SHOP_HEAD, body=SHOP_BODY))
+    host = open_widget(page)
+    ask_in_widget(host, GOLD)
+    answer = host.locator(".bubble.bot").last
+    assert_answer_set(answer, ".meta .chip")
+    page.wait_for_timeout(300)
+    assert no_img(page) == 0
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    save_screenshot(page, "widget-answer-set.png", docs=False)
+
+
+def test_table_page_gives_the_reason_of_a_refusal(page, api):
+    serve_answer(page, CRAFTED_REFUSED)
+    page.goto(api.url + "/")
+    ask_on_table(page, GOLD, "Karuba")
+    notice = page.locator("#result .notice")
+    expect(notice.get_by_role("heading")).to_have_text("Ce n'est pas dans les règles")
+    expect(notice.locator("p")).to_have_text(REFUSAL)
+    expect(page.get_by_role("status")).to_have_text(REFUSAL)
+    expect(page.locator("#result .see-also, #result .mistake")).to_have_count(0)
+
+    # Without a refusal (an older server), the message says it.
+    page.unroute("**/api/ask")
+    serve_answer(page, {**CRAFTED_REFUSED, "refusal": None})
+    page.get_by_role("button", name="Demander").click()
+    expect(notice.locator("p")).to_have_text(CRAFTED_REFUSED["message"])
+
+
+def test_widget_gives_the_reason_of_a_refusal(page, api, host_site):
+    serve_answer(page, CRAFTED_REFUSED)
+    page.goto(host_site.publish("refus", api.url, attrs='data-game="karuba"'))
+    host = open_widget(page)
+    ask_in_widget(host, GOLD)
+    missing = host.locator(".bubble.missing")
+    expect(missing.locator(".verdict")).to_have_text("Ce n'est pas dans les règles.")
+    expect(missing).to_contain_text(REFUSAL)
+    expect(missing).not_to_contain_text(CRAFTED_REFUSED["message"])
+    expect(missing.locator(".see-also, .mistake")).to_have_count(0)

@@ -1,0 +1,182 @@
+// The front-end core, shared by the table page and the widget: DOM helpers, the API client, the question
+// limit and the pieces of an answer (citation chips, "Voir aussi", "Erreur fréquente").
+// The page loads this file before app.js; GET /widget.js serves it joined with widget.js in one function,
+// so the widget stays one self-contained <script> tag and adds no global to the host page.
+// Everything that comes from the API is inserted as text: rulebook text is data, never markup.
+// Citations are the server's (passage.citation, passage.short_citation): none is built here.
+"use strict";
+
+const RulesqaCore = (() => {
+  const ICONS = {
+    book: "M2 5.6C4.6 4 8.2 4 11 5.9V20c-2.8-1.8-6.4-1.8-9-.3V5.6Zm20 0C19.4 4 15.8 4 13 5.9V20c2.8-1.8 6.4-1.8 9-.3V5.6Z",
+    warning: "M12 2 1 21h22L12 2Zm1 15h-2v-2h2v2Zm0-4h-2V9h2v4Z",
+    players: "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7Zm7 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6ZM2 19c0-3.3 3.1-5.5 7-5.5s7 2.2 7 5.5v1H2v-1Zm15.5 1v-1c0-1.9-.8-3.5-2.1-4.6 3.4.1 6.6 1.9 6.6 4.6v1h-4.5Z",
+    duration: "M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20Zm1 10.4 3.6 2.1-1 1.7L11 13.5V6h2v6.4Z",
+    age: "M12 2a4 4 0 1 1 0 8 4 4 0 0 1 0-8Zm-7 19v-2a6 6 0 0 1 6-6h2a6 6 0 0 1 6 6v2H5Z",
+    chat: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Z",
+    close: "M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6 10.6 12 5 6.4 6.4 5Z",
+    send: "M3 20.5 21.5 12 3 3.5l.01 6.6L16 12 3.01 13.9 3 20.5Z",
+  };
+
+  // ---------- DOM ----------
+
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children) {
+      if (child) node.append(child); // strings become text nodes, never HTML
+    }
+    return node;
+  }
+
+  function icon(name) {
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    const path = document.createElementNS(ns, "path");
+    path.setAttribute("d", ICONS[name]);
+    path.setAttribute("fill", "currentColor");
+    svg.append(path);
+    return svg;
+  }
+
+  // ---------- API ----------
+
+  // The API's messages are lower-case fragments ("la question est vide"); shown as a sentence.
+  function sentence(text) {
+    const s = String(text || "").trim();
+    if (!s) return s;
+    const capitalised = s.charAt(0).toUpperCase() + s.slice(1);
+    return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
+  }
+
+  class ApiError extends Error {}
+
+  const TIMEOUT_MS = 30000; // then the request is aborted
+
+  // What to tell the player when a request failed (an AbortError is the timeout).
+  function failure(err) {
+    if (err.name === "AbortError") return "Le service met trop de temps à répondre. Réessayez dans un instant.";
+    return err.message || "Une erreur inattendue est survenue.";
+  }
+
+  // `url` maps an API path to where it is served (the widget resolves it against its script's URL);
+  // `unreachable` is the caller's wording for a network failure.
+  function client({ url = (path) => path, unreachable }) {
+    return async function api(path, options = {}) {
+      let response;
+      try {
+        // No credentials: the API needs none, and a plain CORS request works with any allowed origin.
+        response = await fetch(url(path), {
+          ...options, credentials: "omit", headers: { Accept: "application/json", ...options.headers },
+        });
+      } catch (err) {
+        if (err.name === "AbortError") throw err;
+        throw new ApiError(unreachable);
+      }
+      let body = null;
+      try {
+        body = await response.json();
+      } catch {
+        // Not JSON (a proxy error page, for instance): handled below with a generic message.
+      }
+      if (!response.ok) {
+        if (body && typeof body.detail === "string") throw new ApiError(sentence(body.detail));
+        throw new ApiError(`Le service a répondu par une erreur (${response.status}). Réessayez dans un instant.`);
+      }
+      if (body === null) throw new ApiError("Le service a envoyé une réponse illisible. Réessayez dans un instant.");
+      return body;
+    };
+  }
+
+  // ---------- the question limit (GET /api/config) ----------
+
+  // Characters as the server counts them (code points of the trimmed text), not UTF-16 units.
+  function questionLength(question) {
+    return [...question.trim()].length;
+  }
+
+  // The French reason not to send `question`, or "" when it fits (or the limits are not known yet:
+  // the server checks again anyway).
+  function tooLong(question, limits) {
+    const max = limits && limits.max_question_chars;
+    const length = questionLength(question);
+    return max && length > max ? `La question est trop longue (${length} caractères, maximum ${max}).` : "";
+  }
+
+  function applyLimits(field, limits) {
+    if (limits && limits.max_question_chars) field.maxLength = limits.max_question_chars;
+  }
+
+  function sendOnEnter(field, form) {
+    field.addEventListener("keydown", (event) => {
+      // Enter sends (what a phone's "send" key means); Shift+Enter keeps a new line.
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+  }
+
+  // ---------- the pieces of an answer ----------
+
+  function passageById(data, id) {
+    return data.passages.find((p) => p.id === id) || null;
+  }
+
+  // The chip shows the server's short citation ("p. 6", or the section); screen readers get the full one
+  // ("Karuba, livret p. 6"). Without a short form the chip shows the full citation.
+  function chip(short, citation, extraClass = "") {
+    const label = citation || short || "";
+    return el("span", { class: `chip ${extraClass}`.trim(), title: label },
+      icon("book"), el("span", { "aria-hidden": "true", text: short || label }),
+      el("span", { class: "visually-hidden", text: `Source : ${label}` }));
+  }
+
+  function passageChip(passage, extraClass) {
+    return chip(passage.short_citation, passage.citation, extraClass);
+  }
+
+  // The chip of a cited passage, by id, with a citation the server gave for it (answer, warning).
+  function citedChip(data, id, citation, extraClass) {
+    const passage = passageById(data, id);
+    return chip(passage ? passage.short_citation : "", citation, extraClass);
+  }
+
+  // The other passages of the answer set, after the quoted one; null when the quote says it all.
+  function seeAlso(data) {
+    const others = (data.answer.passage_ids || []).slice(1).map((id) => passageById(data, id)).filter(Boolean);
+    if (!others.length) return null;
+    return el("div", { class: "see-also" },
+      el("span", { class: "see-also-label", text: "Voir aussi" }),
+      el("ul", { class: "chips" },
+        ...others.map((p) => el("li", {}, passageChip(p, "chip-small")))));
+  }
+
+  // A "common mistakes" passage bearing on the question, shown under the answer.
+  function commonMistake(data) {
+    const warning = data.warning;
+    if (!warning) return null;
+    return el("div", { class: "mistake", role: "note" },
+      el("p", { class: "mistake-title" }, icon("warning"), "Erreur fréquente"),
+      el("p", { class: "mistake-text", text: warning.text }),
+      citedChip(data, warning.passage_id, warning.citation, "chip-small"));
+  }
+
+  // Why there is no answer, in the server's words.
+  function refusalText(data) {
+    return (data.refusal && data.refusal.message) || data.message;
+  }
+
+  return {
+    el, icon, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
+    passageChip, citedChip, seeAlso, commonMistake, refusalText,
+  };
+})();
