@@ -139,6 +139,20 @@ def test_minimum_counts_per_split(gold, split):
     assert sum(q.lang == "en" for q in questions) >= 2
 
 
+# Per split: at least this many questions, this many refusals, and this many of each refusal kind.
+TARGETS = {"dev": (155, 42, 14), "test": (105, 27, 8)}
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_split_size_and_refusal_targets(gold, split):
+    size, refused, per_kind = TARGETS[split]
+    questions = gold[split]
+    kinds = Counter(q.refusal for q in questions if not q.answerable)
+    assert len(questions) >= size
+    assert sum(kinds.values()) >= refused
+    assert {k: kinds[k] for k in REFUSALS if kinds[k] < per_kind} == {}, kinds
+
+
 def test_routing_questions_mostly_do_not_name_the_game(gold, corpus):
     names = {_plain(doc.game.title) for doc in corpus[0]}
     names |= {_plain(a) for doc in corpus[0] for a in doc.game.aliases}
