@@ -3,7 +3,9 @@
 A record is one question asked in one mode (built by eval.run.make_record):
     answerable, game (asked, None = routing), gold_game, gold_pages, found, detected_game,
     relevant (one bool per returned passage, in order), pages (pages of each returned passage),
-    latency_ms.
+    latency_ms; and, where the answer carries them: answer_set_relevant (one bool per passage of the
+    answer set), refusal (the reason given, None when answered), gold_refusal (the kind of refusal the
+    gold set expects, None for an answerable question).
 A metric whose denominator is empty (e.g. routing on a set with no game-less question) is None,
 never 0, so a missing measurement cannot pass for a failure or a success.
 """
@@ -21,9 +23,16 @@ DEFAULT_METRICS = (
     "abstain_recall",
     "false_refusal",
     "routing",
+    "set_coverage",
+    "set_size",
+    "refusal_off_topic",
+    "refusal_other_game",
+    "refusal_not_in_rules",
+    "refusal_reason",
     "latency_p50",
     "latency_p95",
 )
+REFUSAL_KINDS = ("off_topic", "other_game", "not_in_rules")
 OFF_TOPIC = "hors-corpus"
 
 Record = dict
@@ -124,6 +133,34 @@ def routing(records: Sequence[Record]) -> Value:
     return mean(float(routing_correct(r)) for r in records if r["game"] is None)
 
 
+def _answered(records: Iterable[Record]) -> list[Record]:
+    return [r for r in records if r["answerable"] and r["found"] and r.get("answer_set_relevant") is not None]
+
+
+def set_coverage(records: Sequence[Record]) -> Value:
+    """Of the answered answerable questions, the share whose answer set holds a right passage."""
+    return mean(float(any(r["answer_set_relevant"])) for r in _answered(records))
+
+
+def set_size(records: Sequence[Record]) -> Value:
+    """Mean number of passages in the answer set, over the answered answerable questions."""
+    return mean(float(len(r["answer_set_relevant"])) for r in _answered(records))
+
+
+def refusal_of(kind: str) -> Callable[[Sequence[Record]], Value]:
+    """Of the questions the gold set expects refused as `kind`, the share refused (for any reason)."""
+    def metric_fn(records: Sequence[Record]) -> Value:
+        return mean(float(abstained(r)) for r in records if r.get("gold_refusal") == kind)
+
+    return metric_fn
+
+
+def refusal_reason(records: Sequence[Record]) -> Value:
+    """Of the unanswerable questions refused, the share refused with the expected reason."""
+    return mean(float(r.get("refusal") == r["gold_refusal"]) for r in records
+                if not r["answerable"] and abstained(r) and r.get("gold_refusal"))
+
+
 def latency(records: Sequence[Record], p: float) -> Value:
     return percentile([r["latency_ms"] for r in records], p)
 
@@ -138,6 +175,10 @@ _PLAIN: dict[str, Callable[[Sequence[Record]], Value]] = {
     "abstain_recall": abstain_recall,
     "false_refusal": false_refusal,
     "routing": routing,
+    "set_coverage": set_coverage,
+    "set_size": set_size,
+    "refusal_reason": refusal_reason,
+    **{f"refusal_{kind}": refusal_of(kind) for kind in REFUSAL_KINDS},
 }
 _AT = re.compile(r"^(?P<name>[a-z]+)@(?P<k>[1-9][0-9]*)$")
 _LATENCY = re.compile(r"^latency_p(?P<p>[0-9]{1,2}(?:\.[0-9]+)?|100)$")

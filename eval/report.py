@@ -23,6 +23,12 @@ LABELS = {
     "abstain_recall": "rappel abst.",
     "false_refusal": "faux refus",
     "routing": "routage",
+    "set_coverage": "couverture ens.",
+    "set_size": "taille ens.",
+    "refusal_off_topic": "refus hors sujet",
+    "refusal_other_game": "refus autre jeu",
+    "refusal_not_in_rules": "refus hors règles",
+    "refusal_reason": "bonne raison",
     "latency_p50": "latence p50 (ms)",
     "latency_p95": "latence p95 (ms)",
 }

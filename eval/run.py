@@ -42,8 +42,18 @@ def make_record(question: GoldQuestion, mode: str, result: Answer, latency_ms: f
         "passage_ids": [p.id for p in result.passages],
         "pages": [list(p.pages) for p in result.passages],
         "relevant": [question.is_relevant(p.game, p.text) for p in result.passages],
+        "answer_set_relevant": _answer_set_relevance(question, result),
+        "refusal": result.refusal.reason if result.refusal else None,
+        "gold_refusal": question.refusal,
         "latency_ms": latency_ms,
     }
+
+
+def _answer_set_relevance(question: GoldQuestion, result: Answer) -> list[bool] | None:
+    if result.answer is None:
+        return None
+    by_id = {p.id: p for p in result.passages}
+    return [question.is_relevant(by_id[i].game, by_id[i].text) for i in result.answer.passage_ids if i in by_id]
 
 
 def ask_all(answerer, questions: Sequence[GoldQuestion], mode: str, k: int) -> list[dict]:

@@ -7,19 +7,23 @@ passages, so the player can judge.
 
 from __future__ import annotations
 
+import copy
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.analysis import analyze
 from indexer.errors import QuestionError
 from indexer.passages import Passage
-from service import calibration
-from service.calibration import AbstentionPolicy
+from service.calibration import AbstentionPolicy, Calibration
+from service.calibration import load as load_calibration
 from service.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MAX_QUESTION_CHARS, MIN_K, MODES
-from service.results import Answer, CitedPassage, GameRef, Quote, Refusal
-from service.retrieval import Evidence, FusionConfig, Hit, Retriever, Scores
+from service.mistakes import Mistakes
+from service.refusal import Signaller, Signals
+from service.refusal import message as refusal_message
+from service.results import Answer, CitedPassage, CommonMistake, GameRef, Quote, Refusal
+from service.retrieval import Evidence, Hit, Retriever, Scores
 from service.routing import GameNames, Route
 
 if TYPE_CHECKING:
@@ -97,23 +101,43 @@ def extract_answer(passage: Passage, question: str) -> str:
     return chosen
 
 
+@dataclass(frozen=True)
+class Findings:
+    """What retrieval found for a query, before any decision: the tuner reads these too."""
+
+    route: Route
+    hits: list[Hit]
+    evidence: Evidence | None  # None when no game was routed or nothing was found
+    signals: Signals
+
+
 class Answerer:
-    def __init__(self, retriever: Retriever, policy: AbstentionPolicy | None = None):
+    def __init__(self, retriever: Retriever, calibration: Calibration = Calibration()):
         self.retriever = retriever
-        self.policy = policy or AbstentionPolicy()
+        self.calibration = calibration
         self.names = GameNames(retriever.games)
+        self.signaller = Signaller(retriever.embedder, retriever.passages, retriever.games)
+        self.mistakes = Mistakes(retriever.passages)
 
     @classmethod
-    def load(
-        cls,
-        index_dir: Path,
-        embedder: Embedder,
-        fusion: FusionConfig | None = None,
-        policy: AbstentionPolicy | None = None,
-    ) -> Answerer:
-        measured = calibration.load(embedder.model_id)
-        retriever = Retriever.load(index_dir, embedder, fusion or measured.fusion)
-        return cls(retriever, policy or measured.abstention)
+    def load(cls, index_dir: Path, embedder: Embedder, calibration: Calibration | None = None) -> Answerer:
+        """The answerer over an index; without `calibration`, the one measured for the model (or the defaults)."""
+        calibration = calibration or load_calibration(embedder.model_id)
+        return cls(Retriever.load(index_dir, embedder, calibration.fusion), calibration)
+
+    @property
+    def policy(self) -> AbstentionPolicy:
+        return self.calibration.abstention
+
+    def reconfigured(self, **changes) -> Answerer:
+        """Another answerer over the same loaded index and model, with some calibration parts replaced
+        (fusion=..., abstention=..., refusal=...); this one is unchanged. For calibration."""
+        calibration = replace(self.calibration, **changes)
+        other = copy.copy(self)
+        other.calibration = calibration
+        if calibration.fusion != self.calibration.fusion:
+            other.retriever = self.retriever.with_fusion(calibration.fusion)
+        return other
 
     def route(self, question: str, game: str | None, scores: Scores, mode: str) -> Route:
         if game is not None:
@@ -132,63 +156,71 @@ class Answerer:
         if lexical[0].passage.game != game:
             return Route(None, "none")
         top = self.retriever.rank(scores, game, 1, mode)
-        if top and self.confident(scores, top[0]):
+        if top and self.policy.accepts(self.retriever.evidence(scores, top[0])):
             return Route(game, "retrieval")
         return Route(None, "none")
 
-    def confident(self, scores: Scores, hit: Hit) -> bool:
-        return self.policy.accepts(self.retriever.evidence(scores, hit))
-
-    def reconfigured(self, fusion: FusionConfig | None = None, policy: AbstentionPolicy | None = None) -> Answerer:
-        """Another answerer over the same loaded index and model (for calibration); this one is unchanged."""
-        retriever = self.retriever.with_fusion(fusion) if fusion is not None else self.retriever
-        return Answerer(retriever, policy if policy is not None else self.policy)
-
     def ask(self, question, game: str | None = None, k: int = DEFAULT_K, mode: str = DEFAULT_MODE) -> Answer:
         return self.answer(validate(question, game, k, mode))
+
+    def find(self, query: Query, scores: Scores | None = None) -> Findings:
+        scores = scores if scores is not None else self.retriever.score(query.question)
+        route = self.route(query.question, query.game, scores, query.mode)
+        hits = self.retriever.rank(scores, route.game, query.k, query.mode)
+        evidence = self.retriever.evidence(scores, hits[0]) if hits and route.game is not None else None
+        signals = self.signaller.signals(query.question, scores.vector, self.retriever.coverage(scores),
+                                         hits[0].dense if hits else 0.0, [h.passage.id for h in hits], route.game)
+        return Findings(route, hits, evidence, signals)
+
+    def refusal_reason(self, found: Findings) -> str | None:
+        reason = self.calibration.refusal.reason(found.signals, game_known=found.route.game is not None)
+        if reason is None and (found.evidence is None or not self.policy.accepts(found.evidence)):
+            reason = "weak_evidence"
+        return reason
 
     def answer(self, query: Query, scores: Scores | None = None) -> Answer:
         """The answer to an already validated query; `scores` may be given when computed before
         (calibration asks the same question under many settings)."""
         scores = scores if scores is not None else self.retriever.score(query.question)
-        route, hits, evidence = self._retrieve(query, scores)
-        found = evidence is not None and self.policy.accepts(evidence)
+        found = self.find(query, scores)
+        reason = self.refusal_reason(found)
+        route = found.route
+        if reason in ("off_topic", "other_game") and route.how != "given":
+            route = Route(None, "none")  # a game guessed for a question about something else is noise
         game = self.retriever.game(route.game) if route.game else None
-        quote = None
-        if found:
-            top = hits[0].passage
-            quote = Quote(extract_answer(top, query.question), citation(top, game.title), top.id, [top.id])
+        title = game.title if game else None
+        quote = warning = refusal = None
+        if reason is None:
+            top = found.hits[0].passage
+            answer_set = self.calibration.answer_set.select(found.hits)
+            quote = Quote(extract_answer(top, query.question), citation(top, title), top.id,
+                          [h.passage.id for h in answer_set])
+            warning = self._warning(scores, game, set(quote.passage_ids))
+        else:
+            titles = [g.title for g in self.retriever.games]
+            refusal = Refusal(reason, refusal_message(reason, title, found.signals.unknown_names, titles))
         return Answer(
             question=query.question,
             game=GameRef(game.id, game.title) if game else None,
             game_detected=route.how in ("name", "retrieval"),
-            found=found,
+            found=reason is None,
             answer=quote,
-            message=message(game.title if game else None, quote),
-            passages=[self._cited(h) for h in hits],
-            refusal=None if found else Refusal("weak_evidence", message(game.title if game else None, None)),
-            warning=None,
+            message=f"Réponse trouvée : {quote.citation}." if quote else refusal.message,
+            passages=[self._cited(h) for h in found.hits],
+            refusal=refusal,
+            warning=warning,
         )
 
-    def evidence(self, query: Query, scores: Scores) -> Evidence | None:
-        """How strongly the corpus supports the answer's top passage; None when there is no game or passage."""
-        return self._retrieve(query, scores)[2]
-
-    def _retrieve(self, query: Query, scores: Scores) -> tuple[Route, list[Hit], Evidence | None]:
-        route = self.route(query.question, query.game, scores, query.mode)
-        hits = self.retriever.rank(scores, route.game, query.k, query.mode)
-        evidence = self.retriever.evidence(scores, hits[0]) if hits and route.game is not None else None
-        return route, hits, evidence
+    def _warning(self, scores: Scores, game, shown: set[str]) -> CommonMistake | None:
+        best = self.mistakes.best(self.retriever.data.vectors, scores.vector, game.id, shown)
+        if best is None or best[1] < self.calibration.warning.min_cosine:
+            return None
+        passage = best[0]
+        text = f"{passage.title} : {_body(passage)}" if passage.title else passage.text
+        return CommonMistake(text, citation(passage, game.title), passage.id)
 
     def _cited(self, hit: Hit) -> CitedPassage:
         p = hit.passage
         title = self.retriever.game(p.game).title
         return CitedPassage(p.id, p.game, p.section, list(p.pages), p.text, round(hit.score, 4),
                             citation(p, title), short_citation(p))
-
-
-def message(game_title: str | None, quote: Quote | None) -> str:
-    if quote is not None:
-        return f"Réponse trouvée : {quote.citation}."
-    where = f"les règles de {game_title}" if game_title else "les règles des jeux que je connais"
-    return f"Je ne trouve pas de réponse à cette question dans {where}. Voici les passages les plus proches."

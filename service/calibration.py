@@ -1,19 +1,32 @@
-"""Fusion and abstention settings measured on the eval's dev split, per embedding model.
+"""Settings measured on the eval's dev split, per embedding model: fusion, abstention, refusal signals,
+answer-set size and the common-mistake threshold.
 
-They live in service/calibration.json, written by `rulesqa eval --calibrate` with the dev figures
-that justified them, so a change of setting is a reviewed change of a data file. A model with no
-entry gets the neutral defaults: weighted fusion 0.7 and no abstention (it has not been measured).
+They live in service/calibration.json (package data), written by `rulesqa eval --calibrate` with the dev
+figures that justified them, so a change of setting is a reviewed change of a data file. A model with
+no entry, or a missing or unreadable file, gets conservative defaults (it refuses more rather than
+answer wrongly), one warning in the log, and `/health` says "calibration": "default".
 """
 
+from __future__ import annotations
+
 import json
+import logging
 import math
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from service.answer_set import AnswerSetPolicy
+from service.mistakes import WarningPolicy
+from service.refusal import RefusalPolicy
 from service.retrieval import Evidence, FusionConfig
 
 CALIBRATION_FILE = Path(__file__).resolve().parent / "calibration.json"
 FEATURES = ("top", "lift")
+# A model adapted to a corpus is named after its base and a digest of that corpus
+# (indexer/e5/adapt.py); its calibration is that of its family, whatever the corpus.
+_DIGEST_SUFFIX = re.compile(r"-[0-9a-f]{12}$")
+log = logging.getLogger("rulesqa")
 
 
 @dataclass(frozen=True)
@@ -23,6 +36,10 @@ class AbstentionPolicy:
     threshold: float = -math.inf
     feature: str = "top"
     coverage_weight: float = 0.0
+
+    def __post_init__(self):
+        if self.feature not in FEATURES:
+            raise ValueError(f"indice d'abstention inconnu {self.feature!r} ({', '.join(FEATURES)})")
 
     def confidence(self, evidence: Evidence) -> float:
         return getattr(evidence, self.feature) + self.coverage_weight * evidence.coverage
@@ -35,16 +52,37 @@ class AbstentionPolicy:
 class Calibration:
     fusion: FusionConfig = FusionConfig()
     abstention: AbstentionPolicy = AbstentionPolicy()
+    refusal: RefusalPolicy = RefusalPolicy()
+    answer_set: AnswerSetPolicy = AnswerSetPolicy()
+    warning: WarningPolicy = WarningPolicy()
+    source: str = "calibrated"  # "default" when no measurement was found for the model
+
+
+# Without a measurement: refuse unless the best passage clearly stands out from the corpus (lift, the
+# cosine above the question's mean cosine, is comparable across e5-like models), quote one passage, and
+# show no common-mistake warning.
+DEFAULT = Calibration(abstention=AbstentionPolicy(threshold=0.05, feature="lift"), source="default")
+_PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
+          "answer_set": AnswerSetPolicy, "warning": WarningPolicy}
+
+
+def family(model_id: str) -> str:
+    return _DIGEST_SUFFIX.sub("", model_id)
+
+
+def _from_entry(entry: dict) -> Calibration:
+    return Calibration(**{name: cls(**entry[name]) for name, cls in _PARTS.items() if name in entry})
 
 
 def load(model_id: str, path: Path = CALIBRATION_FILE) -> Calibration:
     try:
-        entry = json.loads(path.read_text("utf-8")).get(model_id)
-    except (OSError, ValueError):
-        entry = None
-    if not entry:
-        return Calibration()
-    return Calibration(FusionConfig(**entry["fusion"]), AbstentionPolicy(**entry["abstention"]))
+        entry = json.loads(Path(path).read_text("utf-8"))[family(model_id)]
+        return _from_entry(entry)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        # json's errors are ValueErrors; a missing entry a KeyError; a malformed one a TypeError/ValueError.
+        log.warning("pas de calibrage utilisable pour le modèle %s dans %s (%s : %s) ; réglages prudents par défaut",
+                    model_id, path, type(exc).__name__, exc)
+        return DEFAULT
 
 
 def save(model_id: str, calibration: Calibration, measured: dict, path: Path = CALIBRATION_FILE) -> None:
@@ -52,12 +90,9 @@ def save(model_id: str, calibration: Calibration, measured: dict, path: Path = C
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
         data = {}
-    data[model_id] = {
-        "fusion": asdict(calibration.fusion),
-        "abstention": asdict(calibration.abstention),
-        "measured_on": "dev",
-        "measured": measured,
-    }
+    # An unmeasured threshold is infinite: Python's json writes and reads it as Infinity.
+    entry = {name: asdict(getattr(calibration, name)) for name in _PARTS}
+    data[family(model_id)] = {**entry, "measured_on": "dev", "measured": measured}
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", "utf-8")
     tmp.replace(path)

@@ -115,9 +115,12 @@ class Retriever:
             lexical = np.zeros(len(self.passages))
         return Scores(vector, terms, len(analyzed), lexical)
 
+    def coverage(self, scores: Scores) -> float:
+        """Share of the question's terms that occur anywhere in the corpus."""
+        return len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
+
     def evidence(self, scores: Scores, hit: Hit) -> Evidence:
-        coverage = len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
-        return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), coverage)
+        return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), self.coverage(scores))
 
     def _dense_candidates(self, scores: Scores, rows: np.ndarray | None, n: int) -> np.ndarray:
         import faiss

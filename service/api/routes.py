@@ -68,4 +68,5 @@ def health(answerer: Answerer = Depends(get_answerer)) -> dict:
         "games": manifest.corpus.games,
         "passages": manifest.corpus.passages,
         "passages_per_game": manifest.corpus.passages_per_game,
+        "calibration": answerer.calibration.source,
     }

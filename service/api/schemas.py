@@ -55,6 +55,9 @@ class Health(BaseModel):
     games: int
     passages: int
     passages_per_game: dict[str, int]
+    calibration: str = Field(..., description="« calibrated » : réglages mesurés pour ce modèle ; « default » : "
+                                              "réglages prudents par défaut (aucune mesure trouvée).",
+                             examples=["calibrated"])
 
 
 class KLimits(BaseModel):

@@ -115,10 +115,11 @@ class LiveServer:
 
 def _api_server(index_dir: Path) -> LiveServer:
     from service.answer import AbstentionPolicy, Answerer
+    from service.calibration import Calibration
     from service.api.app import create_app
     from service.settings import Settings
 
-    answerer = Answerer.load(index_dir, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.2))
+    answerer = Answerer.load(index_dir, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     return LiveServer(create_app(Settings(index_dir=index_dir, cors_origins=["*"]), answerer)).start()
 
 

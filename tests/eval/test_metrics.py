@@ -160,3 +160,33 @@ def test_failure_reasons():
         "réponse donnée au lieu de s'abstenir",
         "routage : karuba au lieu de aucun",
     ]
+
+
+def test_answer_set_coverage_and_size_over_answered_answerable_questions():
+    records = [
+        {**rec([False, True]), "answer_set_relevant": [False, True]},  # covered, size 2
+        {**rec([False]), "answer_set_relevant": [False]},  # not covered, size 1
+        {**rec([True], found=False), "answer_set_relevant": None},  # refused: no set
+        {**rec([True], answerable=False, gold_game=None), "answer_set_relevant": [True, True, True]},  # excluded
+    ]
+    assert m.set_coverage(records) == pytest.approx(1 / 2)
+    assert m.set_size(records) == pytest.approx(3 / 2)
+    assert m.set_coverage([records[2]]) is None
+
+
+def test_refusal_per_kind_and_reason_accuracy():
+    def refusal(gold, given):
+        return {**rec([], answerable=False, found=given is None, gold_game=None), "gold_refusal": gold,
+                "refusal": given}
+
+    records = [
+        refusal("off_topic", "off_topic"),
+        refusal("off_topic", None),  # answered: not refused
+        refusal("other_game", "off_topic"),  # refused, wrong reason
+        refusal("not_in_rules", "weak_evidence"),  # refused, wrong reason
+        {**rec([True]), "gold_refusal": None, "refusal": None},
+    ]
+    assert m.metric("refusal_off_topic")(records) == pytest.approx(1 / 2)
+    assert m.metric("refusal_other_game")(records) == 1.0
+    assert m.metric("refusal_not_in_rules")(records) == 1.0
+    assert m.refusal_reason(records) == pytest.approx(1 / 3)  # 3 refused, 1 with its expected reason

@@ -27,7 +27,7 @@ QUESTIONS = [
     # ASCII apostrophe in the span, typographic one in the passage: still relevant
     GoldQuestion("t003", "envolée obligatoire ?", "cubirds", "cubirds", True,
                  ("l'envolée est facultative",), (), "fr", split="test"),
-    GoldQuestion("t004", "recette des crêpes ?", None, None, False, (), (), "fr", split="test"),
+    GoldQuestion("t004", "recette des crêpes ?", None, None, False, (), (), "fr", split="test", refusal="off_topic"),
 ]
 
 # mode -> question id -> (passages, found, detected game, latency ms)
@@ -191,7 +191,10 @@ def test_write_report(result, tmp_path):
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert len(headings) >= 6 and all("split `test`" in h for h in headings)
     assert f"]({HIT_PLOT})" in text and f"]({LATENCY_PLOT})" in text
-    assert "| `dense` | 0.667 | 1.000 | 0.833 | 0.667 | n/a | 0.000 | 0.000 | 0.500 | 25.0 | 38.5 |" in text
+    # Answer sets (one passage each here): t001 and t003 quote a right passage, t002 does not;
+    # t004, to be refused as off_topic, was answered; no refusal happened, so no reason to judge.
+    assert ("| `dense` | 0.667 | 1.000 | 0.833 | 0.667 | n/a | 0.000 | 0.000 | 0.500 | 0.667 | 1.000 | 0.000 "
+            "| n/a | n/a | n/a | 25.0 | 38.5 |") in text
     assert "| t002 | karuba | deux aventuriers sur une tuile ? | premier passage pertinent au rang 2" in text
     assert "| t004 | hors-corpus | recette des crêpes ? | réponse donnée au lieu de s'abstenir ; routage : karuba" in text
     assert "| t003 | cubirds | envolée obligatoire ? | refus à tort ; aucun passage pertinent dans le top 10 |" in text

@@ -6,11 +6,12 @@ from tests.fakes import FakeEmbedder
 from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
 from service.answer import AbstentionPolicy, Answerer, citation, extract_answer, short_citation
+from service.calibration import Calibration
 
 
 @pytest.fixture
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.2))
+    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
 
 
 def test_answer_object_shape_and_citation(answerer):
@@ -32,7 +33,7 @@ def test_answer_object_shape_and_citation(answerer):
 
 
 def test_weak_evidence_abstains_but_lists_nearest_passages(fake_index):
-    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.99))
+    strict = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.99)))
     result = strict.ask("Les pépites d'or rapportent combien ?", "karuba")
     assert result.found is False and result.answer is None
     assert "ne trouve pas" in result.message and "Karuba" in result.message
@@ -52,13 +53,13 @@ def test_game_detected_from_retrieval_evidence(answerer):
 
 
 def test_no_shared_word_means_no_game_even_when_the_policy_accepts_everything(fake_index):
-    permissive = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy())
+    permissive = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy()))
     result = permissive.ask("xylophone zeppelin quokka")
     assert result.game is None and result.found is False and len(result.passages) == 5
 
 
 def test_off_topic_without_game_abstains_with_no_game(fake_index):
-    strict = Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.99))
+    strict = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.99)))
     result = strict.ask("Quelle est la recette de la pâte à crêpes ?")
     assert result.found is False and result.game is None and result.game_detected is False
     assert "jeux que je connais" in result.message

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from tests.fakes import FakeEmbedder
 from service.answer import AbstentionPolicy, Answerer
+from service.calibration import Calibration
 from service.api.app import create_app
 from service.settings import Settings, load_settings
 
@@ -16,7 +17,7 @@ NUGGETS = "Les pépites d'or rapportent combien à la fin ?"
 
 @pytest.fixture(scope="module")
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), policy=AbstentionPolicy(threshold=0.2))
+    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
 
 
 @pytest.fixture
@@ -109,6 +110,16 @@ def test_health_reports_the_manifest(client):
     assert r.status_code == 200 and body["status"] == "ok"
     assert body["model"] == "fake-hashing" and body["passages"] == 78 and body["games"] == 4
     assert body["passages_per_game"]["karuba"] == 18 and len(body["corpus_hash"]) == 64
+    assert body["calibration"] == "calibrated"  # the fixture's answerer is given its settings
+
+
+def test_health_says_when_the_calibration_is_the_default(fake_index, caplog):
+    # The fake model has no entry in service/calibration.json: conservative defaults, one warning.
+    with caplog.at_level(logging.WARNING, logger="rulesqa"):
+        answerer = Answerer.load(fake_index, FakeEmbedder())
+    assert [r.levelname for r in caplog.records if "calibrage" in r.getMessage()] == ["WARNING"]
+    with TestClient(create_app(Settings(index_dir=fake_index), answerer)) as c:
+        assert c.get("/health").json()["calibration"] == "default"
 
 
 def test_health_is_503_until_loaded(fake_index):

@@ -1,0 +1,135 @@
+"""Why not to answer: the signals that a question is not one the rulebooks answer, and the reason given.
+
+Reasons, checked in this order (service/results.py REFUSAL_REASONS):
+- off_topic: not a board-game rules question. The question is closer to generic non-game questions than
+  to generic rules questions (service/data/reference_questions.json), or shares almost no word with the
+  corpus.
+- other_game: it names a game or a proper name the corpus does not know (a capitalised word, not at the
+  start of a sentence, found nowhere in the corpus text, titles or aliases).
+- not_in_rules: about a known game, but it asks what rulebooks do not say (price, shop, strategy advice:
+  closer to generic "beyond the rules" questions than to rules questions), or its focus words appear in
+  none of the passages found.
+- weak_evidence: the best passage is not close enough (the abstention policy of service/calibration.py).
+
+Every threshold is measured on the eval's dev split (eval/tune.py) and stored in service/calibration.json;
+nothing here knows a particular game.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from indexer.analysis import analyze, fold
+
+REFERENCES = Path(__file__).resolve().parent / "data" / "reference_questions.json"
+REFERENCE_KINDS = ("rules", "beyond_rules", "off_topic")
+# A capitalised word after one of these starts a sentence or a quote: capitalised for grammar, not as a name.
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;«\"“(\n]\s*)$")
+_CAPITALISED = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’-]+")
+FOCUS_PASSAGES = 3
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the refusal decision reads, for one question."""
+
+    unknown_names: tuple[str, ...]  # capitalised words the corpus does not know
+    off_topic: float  # max cosine to off-topic references minus max cosine to rules references or passages
+    beyond_rules: float  # max cosine to "beyond the rules" references minus max cosine to rules references
+    coverage: float  # share of the question's terms found anywhere in the corpus
+    focus: float  # share of the question's terms (game names aside) found in the passages shown first
+
+
+@dataclass(frozen=True)
+class RefusalPolicy:
+    """Thresholds of the refusal signals; the defaults refuse nothing on these signals."""
+
+    off_topic_margin: float = math.inf  # off_topic when Signals.off_topic >= this
+    min_coverage: float = 0.0  # off_topic when coverage < this
+    names: bool = False  # other_game when the question has an unknown proper name
+    beyond_rules_margin: float = math.inf  # not_in_rules when Signals.beyond_rules >= this
+    min_focus: float = 0.0  # not_in_rules when focus < this
+
+    def reason(self, signals: Signals, game_known: bool) -> str | None:
+        if signals.off_topic >= self.off_topic_margin or signals.coverage < self.min_coverage:
+            return "off_topic"
+        if self.names and signals.unknown_names:
+            # A name the corpus does not know, in a question that reads like a non-game one, is a place
+            # or a person ("à Lyon") rather than a game.
+            return "off_topic" if signals.off_topic > 0 else "other_game"
+        if game_known and (signals.beyond_rules >= self.beyond_rules_margin or signals.focus < self.min_focus):
+            return "not_in_rules"
+        return None
+
+
+@lru_cache(maxsize=1)
+def reference_questions() -> dict[str, tuple[str, ...]]:
+    data = json.loads(REFERENCES.read_text("utf-8"))
+    return {kind: tuple(data[kind]) for kind in REFERENCE_KINDS}
+
+
+class Signaller:
+    """Computes Signals; built once per loaded index (it embeds the reference questions once)."""
+
+    def __init__(self, embedder, passages, games):
+        refs = reference_questions()
+        self._refs = {kind: embedder.encode_queries(list(texts)) for kind, texts in refs.items()}
+        self._vocabulary = _vocabulary(passages, games)
+        self._terms = {p.id: set(analyze(p.text)) for p in passages}
+        self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
+
+    def signals(self, question: str, vector: np.ndarray, coverage: float, top_cosine: float,
+                passage_ids: list[str], game: str | None) -> Signals:
+        sims = {kind: float((refs @ vector).max()) for kind, refs in self._refs.items()}
+        return Signals(
+            unknown_names=self.unknown_names(question),
+            off_topic=sims["off_topic"] - max(sims["rules"], top_cosine),
+            beyond_rules=sims["beyond_rules"] - sims["rules"],
+            coverage=coverage,
+            focus=self._focus(question, passage_ids[:FOCUS_PASSAGES], game),
+        )
+
+    def unknown_names(self, question: str) -> tuple[str, ...]:
+        names = []
+        for match in _CAPITALISED.finditer(question):
+            if _SENTENCE_START.search(question[: match.start()]):
+                continue
+            words = re.findall(r"\w+", fold(match.group(0)))
+            if words and not all(w in self._vocabulary for w in words):
+                names.append(match.group(0))
+        return tuple(names)
+
+    def _focus(self, question: str, passage_ids: list[str], game: str | None) -> float:
+        asked = set(analyze(question)) - self._game_terms.get(game, set())
+        if not asked or not passage_ids:
+            return 1.0
+        found = set().union(*(self._terms[pid] for pid in passage_ids))
+        return len(asked & found) / len(asked)
+
+
+def _vocabulary(passages, games) -> frozenset[str]:
+    texts = [p.text for p in passages] + [p.section or "" for p in passages]
+    texts += [" ".join([g.title, g.id, *g.aliases]) for g in games]
+    return frozenset(w for t in texts for w in re.findall(r"\w+", fold(t)))
+
+
+MESSAGES = {
+    "off_topic": "Je réponds aux questions sur les règles des jeux de société ; celle-ci n'en est pas une.",
+    "other_game": "Cette question semble porter sur un jeu que je ne connais pas ({names}). Je connais : {known}.",
+    "not_in_rules": "Les règles de {game} ne répondent pas à cette question : le livret n'en parle pas.",
+    "weak_evidence": "Je ne trouve pas de réponse à cette question dans {where}. Voici les passages les plus proches.",
+}
+
+
+def message(reason: str, game_title: str | None, names: tuple[str, ...], known_titles: list[str]) -> str:
+    where = f"les règles de {game_title}" if game_title else "les règles des jeux que je connais"
+    known = ", ".join(known_titles[:8]) + (" …" if len(known_titles) > 8 else "")
+    return MESSAGES[reason].format(game=game_title or "ce jeu", where=where, names=", ".join(names) or "?",
+                                   known=known)
