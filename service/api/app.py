@@ -54,7 +54,9 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
 
     script = widget_script(STATIC)  # one self-contained file for the site owner's one tag, joined once
 
+    # /static/widget.js too: the raw file lacks the core and would fail on a site that linked to it.
     @app.get("/widget.js", include_in_schema=False)
+    @app.get("/static/widget.js", include_in_schema=False)
     def widget():
         return Response(script, media_type="text/javascript; charset=utf-8")
 

@@ -166,3 +166,20 @@ def test_openapi_has_french_examples(client):
     examples = json.dumps(spec["components"]["schemas"]["AskRequest"], ensure_ascii=False)
     assert "pépites d'or" in examples
     assert client.get("/docs").status_code == 200
+
+
+def test_the_widget_is_one_script_with_its_core_wherever_it_is_fetched(client):
+    first, second = client.get("/widget.js"), client.get("/static/widget.js")
+    assert first.status_code == second.status_code == 200 and first.text == second.text
+    assert first.headers["content-type"].startswith("text/javascript")
+    assert "// ---- core.js ----" in first.text and "// ---- widget.js ----" in first.text
+
+
+def test_config_serves_the_limits_the_api_enforces(client):
+    config = client.get("/api/config").json()
+    assert config["max_question_chars"] == 1000 and config["k"] == {"min": 1, "max": 20, "default": 5}
+    limit = config["max_question_chars"]
+    assert post(client, {"question": "x" * limit, "game": "karuba"}).status_code == 200
+    too_long = post(client, {"question": "x" * (limit + 1), "game": "karuba"})
+    assert too_long.status_code == 422 and f"maximum {limit}" in too_long.json()["detail"]
+    assert post(client, {"question": "ok ?", "k": config["k"]["max"] + 1}).status_code == 422
