@@ -108,6 +108,26 @@ def _significance(result: dict, split: str) -> list[str]:
     return out + _table(["modes", "métrique", "score A", "score B", "p", "significatif"], rows)
 
 
+def _leave_one_game_out(result: dict, split: str) -> list[str]:
+    logo = result.get("leave_one_game_out")
+    if not logo:
+        return []
+    out = ["", f"## Adaptation sans le jeu évalué — split `{split}`", "",
+           "Pour chaque jeu, le modèle est adapté sans les paires de ce jeu, puis ses questions sont posées "
+           "(mode hybride) : c'est ce qu'obtiendra un jeu ajouté demain. Comparé au modèle de base et à "
+           "l'adaptation sur tout le corpus.", ""]
+    variants = (("base", "base"), ("full", "adapté (tout)"), ("leave_out", "adapté (sans ce jeu)"))
+    header = ["jeu", "questions"] + [f"{label} {metric}" for _, label in variants for metric in ("hit@1", "MRR@10")]
+    rows = []
+    for game, entry in [*logo["games"].items(), ("ensemble", logo["overall"])]:
+        row = [game, str(entry["questions"])]
+        for key, _ in variants:
+            scores = entry.get(key) or {}
+            row += [fmt("hit@1", scores.get("hit@1")), fmt("mrr@10", scores.get("mrr@10"))]
+        rows.append(row)
+    return out + _table(header, rows)
+
+
 def _failures(result: dict, split: str) -> list[str]:
     out = ["", f"## Échecs — split `{split}`"]
     for mode in result["modes"]:
@@ -171,7 +191,7 @@ def write_report(result: dict, out_dir: Path, split: str) -> Path:
     plot_hit_curves(result, out_dir / HIT_PLOT, split)
     plot_latency(result, out_dir / LATENCY_PLOT, split)
     lines = _overview(result, split) + _per_mode(result, split) + _per_game(result, split)
-    lines += _significance(result, split)
+    lines += _significance(result, split) + _leave_one_game_out(result, split)
     lines += [
         "",
         f"## Courbes hit@k — split `{split}`",

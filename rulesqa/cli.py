@@ -98,13 +98,16 @@ def index(
     corpus: Optional[Path] = CorpusOpt,
     out: Optional[Path] = typer.Option(None, "--out", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR)."),
     model: Optional[str] = ModelOpt,
+    no_adapt: bool = typer.Option(False, "--no-adapt", help="Sans adapter e5 au corpus (modèle de base)."),
     quiet: bool = typer.Option(False, "--quiet", help="Sans barre de progression."),
 ):
-    """Construire l'index (FAISS + BM25 français) du corpus ; réutilise les embeddings inchangés."""
+    """Construire l'index (FAISS + BM25 français) du corpus, avec e5 adapté au corpus ; réutilise les
+    embeddings inchangés et le modèle adapté tant que le corpus ne change pas."""
     from indexer.build import build_index
 
-    conf = settings(corpus_dir=corpus, index_dir=out, model=model)
-    result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, conf.embedder(), progress=not quiet))
+    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=False if no_adapt else None)
+    embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
+    result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
     stats, info = result.stats, result.manifest.corpus
     per_game = ", ".join(f"{g} {n}" for g, n in info.passages_per_game.items())
     typer.echo(f"{info.passages} passages ({per_game}) ; {stats.encoded} encodés, {stats.reused} réutilisés ; "
@@ -127,7 +130,7 @@ def ask(
 
     query = run(lambda: validate(question, game, k, mode))  # before loading anything heavy
     conf = settings(index_dir=index_dir, model=model)
-    result = run(lambda: Answerer.load(conf.index_dir, conf.embedder()).answer(query)).to_dict()
+    result = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder()).answer(query)).to_dict()
     if as_json:
         print_json(result)
     else:
@@ -168,7 +171,10 @@ def evaluate(
     mode: str = typer.Option("all", "--mode", help="dense, lexical, hybrid ou all."),
     as_json: bool = typer.Option(False, "--json", help="Métriques en JSON."),
     report: Optional[Path] = typer.Option(None, "--report", help="Écrire un rapport Markdown + graphiques ici."),
-    calibrate: bool = typer.Option(False, "--calibrate", help="Choisir fusion et seuil d'abstention sur dev."),
+    calibrate: bool = typer.Option(False, "--calibrate", help="Choisir fusion et seuils sur dev."),
+    leave_one_game_out: bool = typer.Option(
+        False, "--leave-one-game-out",
+        help="Aussi : adapter le modèle sans chaque jeu et mesurer ce jeu (quelques minutes)."),
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
 ):
@@ -186,8 +192,10 @@ def evaluate(
         run(lambda: check_dev_only(gold))  # before loading anything heavy
     from service.answer import Answerer
 
+    if leave_one_game_out and (calibrate or model):
+        fail("--leave-one-game-out mesure l'adaptation d'e5 : sans --calibrate ni --model")
     conf = settings(index_dir=index_dir, model=model)
-    embedder = run(conf.embedder)
+    embedder = run(conf.index_embedder)
     answerer = run(lambda: Answerer.load(conf.index_dir, embedder))
     if calibrate:
         _calibrate(answerer, embedder, gold)
@@ -195,6 +203,8 @@ def evaluate(
     from eval.run import run_eval
 
     result = run_eval(answerer, gold, modes=MODES if mode == "all" else (mode,))
+    if leave_one_game_out:
+        result["leave_one_game_out"] = run(lambda: _leave_one_game_out(conf, answerer, gold))
     if report is not None:
         from eval.report import write_report
 
@@ -202,8 +212,25 @@ def evaluate(
         typer.echo(f"rapport : {path}", err=True)
     if as_json:
         print_json({k: v for k, v in result.items() if k != "records"})
-    else:
-        typer.echo(render_metrics(result))
+        return
+    typer.echo(render_metrics(result))
+    if leave_one_game_out:
+        from eval.logo import format_table
+
+        typer.echo("\nAdaptation sans le jeu évalué (hit@1 / MRR@10) :\n" + format_table(result["leave_one_game_out"]))
+
+
+def _leave_one_game_out(conf, answerer, gold) -> dict:
+    import tempfile
+
+    from eval.logo import leave_one_game_out
+    from indexer.e5 import ensure_model
+
+    # Model folders of about 1 GB each, removed once measured: a temporary folder beside the models.
+    conf.model_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".logo-", dir=conf.model_dir.parent) as work:
+        return leave_one_game_out(ensure_model(conf.model_dir), conf.corpus_dir, gold, Path(work),
+                                  answerer.calibration.fusion, conf.threads, progress=True)
 
 
 def _calibrate(answerer, embedder, gold) -> None:

@@ -7,7 +7,15 @@ def render_answer(result: dict) -> str:
         how = "détecté" if result["game_detected"] else "choisi"
         lines.append(f"Jeu : {result['game']['title']} ({how})")
     if result["found"]:
-        lines += [f"Réponse : « {result['answer']['text']} »", f"Source : {result['answer']['citation']}"]
+        answer = result["answer"]
+        lines += [f"Réponse : « {answer['text']} »", f"Source : {answer['citation']}"]
+        by_id = {p["id"]: p for p in result["passages"]}
+        also = [by_id[i]["citation"] for i in answer["passage_ids"][1:] if i in by_id]
+        if also:
+            lines.append("Voir aussi : " + " ; ".join(also))
+        if result.get("warning"):
+            warning = result["warning"]
+            lines.append(f"Erreur fréquente : {warning['text']} ({warning['citation']})")
     else:
         lines.append(result["message"])
     if result["passages"]:

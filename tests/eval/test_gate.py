@@ -12,12 +12,15 @@ from service.answer import Answerer
 
 pytestmark = pytest.mark.model
 
-FLOORS = {"hit@1": 0.72, "hit@3": 0.84, "mrr@10": 0.80, "page@1": 0.77, "abstain_recall": 0.27, "routing": 0.75}
-CEILINGS = {"false_refusal": 0.036}
+# Measured on the 155-question test split with e5 adapted to the corpus (docs/EVAL.md); a little slack for
+# the adaptation's run-to-run noise on another machine (about one question).
+FLOORS = {"hit@1": 0.67, "hit@3": 0.86, "mrr@10": 0.77, "page@1": 0.72, "abstain_recall": 0.57, "routing": 0.92,
+          "refusal_off_topic": 0.80, "refusal_other_game": 0.89, "set_coverage": 0.75}
+CEILINGS = {"false_refusal": 0.051, "set_size": 1.9}
 
 
-def test_test_split_meets_the_floors(real_index, real_embedder):
-    result = run_eval(Answerer.load(real_index, real_embedder), load_questions("test"), modes=("hybrid",))
+def test_test_split_meets_the_floors(real_index, adapted_embedder):
+    result = run_eval(Answerer.load(real_index, adapted_embedder), load_questions("test"), modes=("hybrid",))
     overall = result["results"]["hybrid"]["overall"]
     assert result["split"] == "test"
     low = {name: overall[name] for name, floor in FLOORS.items() if overall[name] < floor}

@@ -76,7 +76,9 @@ def test_real_server_builds_missing_index_and_answers_over_http(tmp_path):
             except httpx.TransportError:
                 time.sleep(0.5)
         health = httpx.get(f"{base}/health").json()
-        assert health["model"] == "multilingual-e5-small" and health["passages"] == 78
+        # Built as `rulesqa index` builds: e5 adapted to the corpus, with its measured calibration.
+        assert health["model"].startswith("multilingual-e5-small-adapted-") and health["passages"] == 78
+        assert health["calibration"] == "calibrated"
         r = httpx.post(f"{base}/api/ask", json={"question": "Combien de dés peut-on acheter par tour ?", "game": "cubitos"})
         body = r.json()
         assert r.status_code == 200 and body["found"] is True
@@ -98,7 +100,9 @@ def test_eval_json_prints_every_metric_per_mode(real_index):
     for mode in result["modes"]:
         overall = result["results"][mode]["overall"]
         assert set(overall) == {"hit@1", "hit@3", "mrr@10", "page@1", "abstain_precision", "abstain_recall",
-                                "false_refusal", "routing", "latency_p50", "latency_p95"}
+                                "false_refusal", "routing", "set_coverage", "set_size", "refusal_off_topic",
+                                "refusal_other_game", "refusal_not_in_rules", "refusal_reason",
+                                "latency_p50", "latency_p95"}
         assert 0 <= overall["hit@1"] <= overall["hit@3"] <= 1
         assert set(result["results"][mode]["per_game"]) >= {"cubirds", "cubitos", "karuba", "sans-arret"}
     pairs = result["significance"]["pairs"]
