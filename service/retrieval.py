@@ -1,7 +1,9 @@
 """Retriever: loaded once from an index folder; ranks passages for a question.
 
-A question is encoded and scored once (`score`); the result can then be ranked for any game and mode
-(`rank`), which is what routing and answering need.
+A question is encoded and scored once (`score`): one encoding, one dense scoring of every passage (one
+FAISS search above `EXACT_SEARCH_MAX` passages) and one BM25 scoring. The result can then be ranked for any
+game and mode (`rank`) in memory, with no further search; routing and answering rank the same scores
+several times.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
+from indexer.build import EXACT_SEARCH_MAX
 from indexer.corpus import Game
 from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
@@ -57,6 +60,11 @@ class Scores:
     terms: list[str]  # analyzed question terms found in the corpus vocabulary
     n_terms: int  # analyzed question terms, found or not
     lexical: np.ndarray  # BM25 score of every passage
+    # Rows by descending cosine, ties by row (FAISS's order): every passage when the index is exact, else
+    # those of the one approximate search (`Retriever.rank` completes a game that gets too few of them).
+    dense_order: np.ndarray
+    # Rows with a positive BM25 score, by descending score, ties by row.
+    lexical_order: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,12 @@ class Retriever:
             gid: np.array([i for i, p in enumerate(self.passages) if p.game == gid], dtype=np.int64)
             for gid in self.game_ids
         }
+        # The game of each row, as an index into game_ids: filtering a ranking by game is one comparison.
+        self._game_of_row = np.empty(len(self.passages), dtype=np.int32)
+        for gi, gid in enumerate(self.game_ids):
+            self._game_of_row[self._rows_of_game[gid]] = gi
+        self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
+        self._exact = len(self.passages) <= EXACT_SEARCH_MAX
 
     @classmethod
     def load(cls, folder: Path, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
@@ -113,7 +127,19 @@ class Retriever:
             lexical = np.asarray(self.data.lexical.get_scores(terms), dtype=np.float64)
         else:
             lexical = np.zeros(len(self.passages))
-        return Scores(vector, terms, len(analyzed), lexical)
+        positive = np.flatnonzero(lexical > 0)
+        lexical_order = positive[np.argsort(-lexical[positive], kind="stable")]
+        return Scores(vector, terms, len(analyzed), lexical, self._dense_order(vector), lexical_order)
+
+    def _dense_order(self, vector: np.ndarray) -> np.ndarray:
+        """Rows by descending cosine to the question, ties by row (as FAISS's flat search keeps them)."""
+        if self._exact:
+            # For up to EXACT_SEARCH_MAX passages one matrix-vector product is cheaper than a FAISS search.
+            return np.argsort(-(self.data.vectors @ vector), kind="stable")
+        # One approximate search over all games, deep enough for the usual per-game filtering.
+        n = min(len(self.passages), CANDIDATES * max(1, len(self.game_ids)))
+        _, ids = self.data.dense.search(vector[None, :].astype(np.float32), n)
+        return ids[0][ids[0] >= 0]
 
     def coverage(self, scores: Scores) -> float:
         """Share of the question's terms that occur anywhere in the corpus."""
@@ -122,15 +148,22 @@ class Retriever:
     def evidence(self, scores: Scores, hit: Hit) -> Evidence:
         return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), self.coverage(scores))
 
-    def _dense_candidates(self, scores: Scores, rows: np.ndarray | None, n: int) -> np.ndarray:
-        import faiss
+    def _dense_candidates(self, scores: Scores, game: str | None, rows: np.ndarray | None) -> np.ndarray:
+        """The CANDIDATES rows of the game (or of all games) nearest to the question, from `scores` only."""
+        order = scores.dense_order
+        if game is not None:
+            order = order[self._game_of_row[order] == self._game_index[game]]
+        pool = rows if rows is not None else np.arange(len(self.passages))
+        if len(order) < min(CANDIDATES, len(pool)):
+            # Approximate index only: too few of the game's rows in the one search; their exact cosines.
+            order = pool[np.argsort(-(self.data.vectors[pool] @ scores.vector), kind="stable")]
+        return order[:CANDIDATES]
 
-        params = None
-        if rows is not None:
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(rows))
-        n = min(n, len(self.passages) if rows is None else len(rows))
-        _, ids = self.data.dense.search(scores.vector[None, :].astype(np.float32), n, params=params)
-        return ids[0][ids[0] >= 0]
+    def _lexical_candidates(self, scores: Scores, game: str | None) -> np.ndarray:
+        order = scores.lexical_order
+        if game is not None:
+            order = order[self._game_of_row[order] == self._game_index[game]]
+        return order[:CANDIDATES]
 
     def rank(self, scores: Scores, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
         if mode not in MODES:
@@ -139,12 +172,11 @@ class Retriever:
         if game is not None:
             self.game(game)
             rows = self._rows_of_game[game]
-        pool = rows if rows is not None else np.arange(len(self.passages))
-        if len(pool) == 0:
+        if len(self.passages) == 0 or (rows is not None and len(rows) == 0):
             return []
-        lexical_top = pool[np.argsort(-scores.lexical[pool], kind="stable")[:CANDIDATES]]
-        lexical_top = lexical_top[scores.lexical[lexical_top] > 0]
-        candidates = np.unique(np.concatenate([self._dense_candidates(scores, rows, CANDIDATES), lexical_top]))
+        # Top CANDIDATES by cosine ∪ top CANDIDATES with a positive BM25 score, filtered in memory.
+        candidates = np.unique(np.concatenate([self._dense_candidates(scores, game, rows),
+                                               self._lexical_candidates(scores, game)]))
         # Exact cosine for every candidate, including those found only lexically (vectors are normalised).
         dense = self.data.vectors[candidates] @ scores.vector
         lexical = scores.lexical[candidates]

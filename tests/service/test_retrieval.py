@@ -1,0 +1,131 @@
+"""Retriever: one encoding and at most one dense search per question, shared by routing and retrieval;
+`rank` filters the shared scores per game in memory and equals a brute-force ranking."""
+
+import numpy as np
+import pytest
+
+from service import retrieval
+from service.answer import AbstentionPolicy, Answerer
+from service.calibration import Calibration
+from service.fusion import MODES
+from service.retrieval import FusionConfig, Retriever
+from tests.fakes import FakeEmbedder
+
+QUESTIONS = [
+    "Les pépites d'or rapportent combien à la fin ?",
+    "Combien de dés peut-on acheter ?",
+    "Que se passe-t-il si je relance et que je ne peux pas avancer ?",
+    "Quand un vol d'oiseaux s'envole-t-il ?",
+    "Karuba : peut-on tourner une tuile ?",
+    "xyzzy plugh",  # no word of the corpus: no lexical candidate at all
+]
+
+
+class CountingEmbedder(FakeEmbedder):
+    def __init__(self):
+        super().__init__()
+        self.query_calls = 0
+
+    def encode_queries(self, texts):
+        self.query_calls += 1
+        return super().encode_queries(texts)
+
+
+class CountingIndex:
+    """A FAISS index that counts its searches."""
+
+    def __init__(self, index):
+        self.index = index
+        self.searches = 0
+
+    def search(self, *args, **kwargs):
+        self.searches += 1
+        return self.index.search(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.index, name)
+
+
+@pytest.fixture
+def counted(fake_index):
+    embedder = CountingEmbedder()
+    answerer = Answerer.load(fake_index, embedder, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    index = CountingIndex(answerer.retriever.data.dense)
+    answerer.retriever.data.dense = index
+    return answerer, embedder, index
+
+
+def brute_force(retriever: Retriever, question: str, game, k: int, mode: str) -> list[tuple[str, float]]:
+    """The documented ranking, from scratch: every passage of the game scored both ways, the top CANDIDATES
+    by cosine ∪ the top CANDIDATES with a positive BM25 score, scores min-max normalised over that set and
+    weighted, ties broken by row."""
+    q = retriever.embedder.encode_queries([question])[0]
+    terms = [t for t in retrieval.analyze(question) if t in retriever.data.lexical.vocab_dict]
+    bm25 = np.asarray(retriever.data.lexical.get_scores(terms), dtype=np.float64) if terms else None
+    pool = [i for i, p in enumerate(retriever.passages) if game is None or p.game == game]
+    cosine = {i: float(retriever.data.vectors[i] @ q) for i in pool}
+    lexical = {i: float(bm25[i]) if bm25 is not None else 0.0 for i in pool}
+    by_cosine = sorted(pool, key=lambda i: (-cosine[i], i))[: retrieval.CANDIDATES]
+    by_bm25 = [i for i in sorted(pool, key=lambda i: (-lexical[i], i)) if lexical[i] > 0][: retrieval.CANDIDATES]
+    candidates = sorted(set(by_cosine) | set(by_bm25))
+
+    def minmax(values):
+        lo, hi = min(values.values()), max(values.values())
+        return {i: (v - lo) / (hi - lo) if hi > lo else 0.0 for i, v in values.items()}
+
+    dense_n = minmax({i: cosine[i] for i in candidates})
+    lexical_n = minmax({i: lexical[i] for i in candidates})
+    weight = retriever.fusion.dense_weight
+    fused = {
+        "dense": {i: cosine[i] for i in candidates},
+        "lexical": {i: lexical[i] for i in candidates},
+        "hybrid": {i: weight * dense_n[i] + (1 - weight) * lexical_n[i] for i in candidates},
+    }[mode]
+    top = sorted(candidates, key=lambda i: (-round(fused[i], 9), i))[:k]
+    return [(retriever.passages[i].id, fused[i]) for i in top]
+
+
+def test_one_encoding_and_no_dense_search_per_question(counted):
+    answerer, embedder, index = counted
+    for question in QUESTIONS:
+        for game in (None, "karuba"):
+            embedder.query_calls = index.searches = 0
+            answerer.ask(question, game, 10, "hybrid")
+            # The index is exact here: the cosines come from one product with the stored vectors.
+            assert (embedder.query_calls, index.searches) == (1, 0), (question, game)
+
+
+def test_one_dense_search_per_question_with_an_approximate_index(counted, monkeypatch):
+    answerer, embedder, index = counted
+    exact = {q: answerer.ask(q, None, 10, "hybrid").to_dict() for q in QUESTIONS}
+    monkeypatch.setattr(answerer.retriever, "_exact", False)  # as above EXACT_SEARCH_MAX passages (HNSW)
+    for question in QUESTIONS:
+        embedder.query_calls = index.searches = 0
+        # Routing ranks over all games, then within the routed game: one search serves them all.
+        assert answerer.ask(question, None, 10, "hybrid").to_dict() == exact[question]
+        assert (embedder.query_calls, index.searches) == (1, 1), question
+
+
+@pytest.mark.parametrize("candidates", [retrieval.CANDIDATES, 4])
+@pytest.mark.parametrize("approximate", [False, True])
+def test_rank_equals_brute_force(fake_index, monkeypatch, candidates, approximate):
+    # 4 candidates: the shared search (4 per game) leaves some game short, which is then completed exactly.
+    monkeypatch.setattr(retrieval, "CANDIDATES", candidates)
+    retriever = Retriever.load(fake_index, FakeEmbedder(), FusionConfig(dense_weight=0.7))
+    monkeypatch.setattr(retriever, "_exact", not approximate)
+    for question in QUESTIONS:
+        scores = retriever.score(question)
+        for game in (None, *retriever.game_ids):
+            for mode in MODES:
+                got = [(h.passage.id, h.score) for h in retriever.rank(scores, game, 10, mode)]
+                want = brute_force(retriever, question, game, 10, mode)
+                assert [i for i, _ in got] == [i for i, _ in want], (question, game, mode)
+                assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-6)
+
+
+def test_rank_of_a_game_stays_in_the_game(fake_index):
+    retriever = Retriever.load(fake_index, FakeEmbedder())
+    scores = retriever.score("Combien de points à la fin ?")
+    for game in retriever.game_ids:
+        hits = retriever.rank(scores, game, 20, "hybrid")
+        assert hits and {h.passage.game for h in hits} == {game}
