@@ -18,7 +18,6 @@ import ctypes
 import gc
 import hashlib
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from indexer.atomic import folder_replaced
 from indexer.corpus import Game
+from indexer.e5.embedders import default_threads
 from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, read_manifest
 from indexer.e5.weights import file_sha256
 from indexer.errors import ModelError
@@ -275,7 +275,7 @@ def _train(base_dir: Path, pairs: list[Pair], folder: Path, *, seed: int, recipe
     from transformers.utils import logging as hf_logging
 
     previous_threads = torch.get_num_threads()
-    torch.set_num_threads(threads or max(1, min(2, os.cpu_count() or 1)))
+    torch.set_num_threads(threads or default_threads())
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:
