@@ -278,6 +278,9 @@ def _train(base_dir: Path, pairs: list[Pair], folder: Path, *, seed: int, recipe
     torch.set_num_threads(threads or default_threads())
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
+    bars = hf_logging.is_progress_bar_enabled()
+    if not progress:
+        hf_logging.disable_progress_bar()  # "Loading weights" and the like, on a quiet build
     try:
         set_seed(seed)
         model = SentenceTransformer(str(base_dir), device="cpu")
@@ -326,6 +329,8 @@ def _train(base_dir: Path, pairs: list[Pair], folder: Path, *, seed: int, recipe
     finally:
         torch.set_num_threads(previous_threads)
         hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 def _same_game_negatives(model, pairs: list[Pair], prompts: dict) -> list[str] | None:
