@@ -1,7 +1,7 @@
 """Retriever: loaded once from an index folder; ranks passages for a question.
 
 A question is encoded and scored once (`score`): one encoding, one dense scoring of every passage (one
-FAISS search above `EXACT_SEARCH_MAX` passages) and one BM25 scoring. The result can then be ranked for any
+FAISS search when the index is approximate) and one BM25 scoring. The result can then be ranked for any
 game and mode (`rank`) in memory, with no further search; routing and answering rank the same scores
 several times.
 """
@@ -17,7 +17,6 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
-from indexer.build import EXACT_SEARCH_MAX
 from indexer.corpus import Game
 from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
@@ -95,7 +94,8 @@ class Retriever:
         for gi, gid in enumerate(self.game_ids):
             self._game_of_row[self._rows_of_game[gid]] = gi
         self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
-        self._exact = len(self.passages) <= EXACT_SEARCH_MAX
+        # The manifest says which FAISS index the build chose; only an exact one can be replaced by a product.
+        self._exact = data.manifest.dense_index == "IndexFlatIP"
 
     @classmethod
     def load(cls, folder: Path, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
@@ -134,7 +134,7 @@ class Retriever:
     def _dense_order(self, vector: np.ndarray) -> np.ndarray:
         """Rows by descending cosine to the question, ties by row (as FAISS's flat search keeps them)."""
         if self._exact:
-            # For up to EXACT_SEARCH_MAX passages one matrix-vector product is cheaper than a FAISS search.
+            # Where the index is exact, one matrix-vector product gives the same order, cheaper than FAISS.
             return np.argsort(-(self.data.vectors @ vector), kind="stable")
         # One approximate search over all games, deep enough for the usual per-game filtering.
         n = min(len(self.passages), CANDIDATES * max(1, len(self.game_ids)))
