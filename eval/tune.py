@@ -146,18 +146,21 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     return best, {**figures, "refused_by_signals": -best_key[2]}
 
 
+def _answered(answerer: Answerer, asked: list[Asked]):
+    """(question, findings) of the answerable dev questions the answerer answers."""
+    for a in asked:
+        if a.gold.answerable:
+            found = answerer.find(a.query, a.scores)
+            if answerer.refusal_reason(found) is None:
+                yield a, found
+
+
 def calibrate_answer_set(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerSetPolicy, dict]:
     """Split-conformal answer sets: for each score and maximum size, the gap that holds a right passage for
     a target share of the answered dev questions. The target is the highest of SET_COVERAGES that a set of
     at most SET_MAX_MEAN_SIZE passages on average reaches (a longer list is no longer an answer); the
     smallest sets among those that reach it."""
-    answered = []
-    for a in asked:
-        if not a.gold.answerable:
-            continue
-        found = answerer.find(a.query, a.scores)
-        if answerer.refusal_reason(found) is None:
-            answered.append((a.gold, found.hits))
+    answered = [(a.gold, found.hits) for a, found in _answered(answerer, asked)]
     if not answered:
         return AnswerSetPolicy(), {"set_coverage": None, "set_size": None}
 
@@ -197,10 +200,7 @@ def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPo
     """The lowest cosine at which the common mistakes shown beside dev answers are right at least
     WARNING_PRECISION of the time; no warning if no threshold is."""
     scored = []
-    for a in asked:
-        found = answerer.find(a.query, a.scores)
-        if not a.gold.answerable or answerer.refusal_reason(found) is not None:
-            continue
+    for a, found in _answered(answerer, asked):
         shown = {h.passage.id for h in answerer.calibration.answer_set.select(found.hits)}
         best = answerer.mistakes.best(answerer.retriever.data.vectors, a.scores.vector, found.route.game, shown)
         if best is not None:
