@@ -139,6 +139,13 @@ class Answerer:
             other.retriever = self.retriever.with_fusion(calibration.fusion)
         return other
 
+    def with_embedder(self, embedder) -> Answerer:
+        """Another answerer over the same loaded index, encoding questions with `embedder` (the same model,
+        e.g. behind service/batching.py); this one is unchanged."""
+        other = copy.copy(self)
+        other.retriever = self.retriever.with_embedder(embedder)
+        return other
+
     def route(self, question: str, game: str | None, scores: Scores, mode: str) -> Route:
         if game is not None:
             self.retriever.game(game)  # raises UnknownGameError with the known ids

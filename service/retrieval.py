@@ -109,6 +109,12 @@ class Retriever:
         other.fusion = fusion
         return other
 
+    def with_embedder(self, embedder: Embedder) -> Retriever:
+        """The same loaded index, questions encoded by `embedder` (the same model, e.g. batched)."""
+        other = copy.copy(self)
+        other.embedder = embedder
+        return other
+
     @property
     def manifest(self) -> store.Manifest:
         return self.data.manifest

@@ -30,7 +30,10 @@ class Settings(BaseSettings):
     # on other sites: any origin by default. A site owner lists its own origins to restrict it.
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["*"])
     max_body_bytes: int = Field(16 * 1024, ge=256, description="Taille maximale d'un corps de requête.")
-    worker_threads: int = Field(2, ge=1, le=64, description="Questions encodées en parallèle (2 cœurs).")
+    worker_threads: int = Field(8, ge=1, le=64, description="Questions traitées en même temps par l'API.")
+    # Micro-batching (service/batching.py): concurrent questions share one inference.
+    batch_max: int = Field(16, ge=1, le=256, description="Questions encodées ensemble au plus (1 : sans lots).")
+    batch_wait_ms: float = Field(0.0, ge=0, le=50, description="Attente pour remplir un lot (0 : aucune).")
     build_index_if_missing: bool = True
     adapt: bool = Field(True, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
 

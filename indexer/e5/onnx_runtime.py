@@ -1,58 +1,16 @@
-"""ONNX export and onnxruntime inference for the built e5 folder (the fast query path).
+"""onnxruntime inference for a built e5 folder: tokenizer.json + the graph of indexer/e5/graph.py.
 
-sentence-transformers' own `backend="onnx"` needs `optimum`, whose current release pins
-sentence-transformers 5.7 / transformers 4.57; exporting with torch and running the graph
-with onnxruntime directly keeps the project on ST 6.2 / transformers 5.24. The graph
-includes mean pooling and L2 normalisation, so it reproduces the folder's ST pipeline
-(Transformer -> Pooling(mean) -> Normalize) with the same tokenizer.json.
+The graph includes mean pooling and L2 normalisation, so this reproduces the sentence-transformers
+pipeline (Transformer -> Pooling(mean) -> Normalize) with the same tokenizer.
 """
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 BATCH_SIZE = 16
-
-
-def export_onnx(model_dir: Path, out: Path) -> None:
-    """Trace the float32 model (+ pooling + normalize) into a self-contained ONNX file."""
-    import torch
-    from transformers import AutoModel
-
-    class _Pooled(torch.nn.Module):
-        def __init__(self, encoder):
-            super().__init__()
-            self.encoder = encoder
-            self.padding_idx = encoder.config.pad_token_id
-
-        def forward(self, input_ids, attention_mask):
-            # Positions from the mask, not from input_ids as XLM-R does: the engine numbers
-            # every token, even a literal "<pad>" piece inside the text.
-            positions = torch.cumsum(attention_mask, dim=1) * attention_mask + self.padding_idx
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
-                                  position_ids=positions).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
-
-    # Eager attention traces to plain MatMul/Softmax, which onnxruntime fuses well.
-    encoder = AutoModel.from_pretrained(str(model_dir), add_pooling_layer=False,
-                                        attn_implementation="eager").eval()
-    example = (torch.tensor([[0, 1294, 12, 6, 2, 1]]), torch.tensor([[1, 1, 1, 1, 1, 0]]))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with torch.no_grad(), warnings.catch_warnings():
-        # The legacy TorchScript exporter needs no onnxscript; its deprecation and tracer
-        # warnings are expected (the traced mask branch is shape-only, so it generalises).
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            _Pooled(encoder), example, str(out), dynamo=False, opset_version=17,
-            input_names=["input_ids", "attention_mask"], output_names=["sentence_embedding"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
-                          "sentence_embedding": {0: "batch"}},
-        )
 
 
 class OnnxEncoder:

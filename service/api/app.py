@@ -39,7 +39,15 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
             log.info("chargement du modèle et de l'index %s", settings.index_dir)
             app.state.answerer = await anyio.to_thread.run_sync(load_answerer, settings)
             log.info("prêt")
+        batcher = None
+        if settings.batch_max > 1:  # concurrent questions share one inference (service/batching.py)
+            from service.batching import QueryBatcher
+
+            batcher = QueryBatcher(app.state.answerer.retriever.embedder, settings.batch_max, settings.batch_wait_ms)
+            app.state.answerer = app.state.answerer.with_embedder(batcher)
         yield
+        if batcher is not None:
+            batcher.close()
 
     app = FastAPI(title="rulesqa", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     app.state.settings = settings

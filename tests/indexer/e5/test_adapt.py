@@ -117,17 +117,24 @@ def base_dir(tmp_path) -> Path:
 def fake_training(monkeypatch):
     calls = []
 
-    def train(base_dir, pairs, folder, *, seed, recipe, progress, threads):
-        calls.append(len(pairs))
-        (folder / "model.safetensors").write_bytes(b"weights")
-        return {"steps": 1, "train_loss": 0.5}
+    def float32_twin(base_dir, target):
+        target.mkdir(parents=True)
+        (target / "model.safetensors").write_bytes(b"float32 weights")
+        return target
 
-    def export(folder):
+    def train(float32_dir, pairs, *, seed, recipe, progress, threads):
+        assert (float32_dir / "model.safetensors").is_file()  # trains from the float32 twin
+        calls.append(len(pairs))
+        return {"steps": 1, "train_loss": 0.5}, {"layer": b"trained"}
+
+    def write_lean(base_dir, state, folder):
+        assert state == {"layer": b"trained"}
         (folder / "onnx").mkdir()
         (folder / "onnx" / "model.onnx").write_bytes(b"graph")
 
+    monkeypatch.setattr(adapt, "build_float32_folder", float32_twin)
     monkeypatch.setattr(adapt, "_train", train)
-    monkeypatch.setattr(adapt, "_export", export)
+    monkeypatch.setattr(adapt, "_write_lean", write_lean)
     return calls
 
 
@@ -145,7 +152,10 @@ def test_adapt_writes_a_manifest_covering_base_pairs_and_recipe(base_dir, tmp_pa
     assert manifest["pairs"] == MIN_PAIRS and manifest["pairs_by_source"] == {"qa": MIN_PAIRS}
     assert manifest["recipe_version"] == adapt.RECIPE_VERSION and manifest["recipe"]["epochs"] == RECIPE.epochs
     assert manifest["training"]["steps"] == 1
-    assert set(manifest["files"]) == {"model.safetensors", "onnx/model.onnx"}
+    # The float32 twin was only for training: the adapted folder holds the graph, not safetensors.
+    assert set(manifest["files"]) == {"onnx/model.onnx"}
+    assert manifest["weights"] == f"q4 word embeddings, {adapt.TRAINED_LAYERS} trained layers"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adapted", "base"]
 
 
 def test_same_fingerprint_is_reused_without_training_and_new_pairs_retrain(base_dir, tmp_path, fake_training):
@@ -168,8 +178,7 @@ def test_a_failure_mid_training_leaves_no_folder_and_the_previous_build_intact(b
     adapt_model(base_dir, many_pairs(), out, progress=False)
     before = (out / "rulesqa_build.json").read_text()
 
-    def crash(base_dir, pairs, folder, **kwargs):
-        (folder / "model.safetensors").write_bytes(b"half")
+    def crash(float32_dir, pairs, **kwargs):
         raise RuntimeError("interrupted")
 
     monkeypatch.setattr(adapt, "_train", crash)

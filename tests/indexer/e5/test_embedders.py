@@ -124,11 +124,13 @@ def test_fingerprint_tracks_files(e5_model_dir, tmp_path):
     import shutil
 
     from indexer.e5 import load_embedder
-    from indexer.e5.folder import MANIFEST
+    from indexer.e5.embedders import float32_twin
+    from indexer.e5.folder import MANIFEST, build_float32_folder
 
     # A folder without our manifest (any ST model on disk) is fingerprinted from its files.
+    twin = build_float32_folder(e5_model_dir, float32_twin(e5_model_dir))
     copy = tmp_path / "copy"
-    shutil.copytree(e5_model_dir, copy, ignore=shutil.ignore_patterns("onnx", MANIFEST))
+    shutil.copytree(twin, copy, ignore=shutil.ignore_patterns(MANIFEST))
     first = load_embedder(str(copy), model_dir=e5_model_dir, threads=1)
     assert first.model_id == str(copy) and first.backend == "torch"
     cfg = copy / "config_sentence_transformers.json"

