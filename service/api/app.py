@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 
 from service.api import errors
 from service.api.middleware import AccessLog, BodyLimit
+from service.api.log_routes import router as log_router
 from service.api.routes import router
 from service.api.static_files import widget_script
 from service.settings import Settings
@@ -39,14 +40,24 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
             log.info("chargement du modèle et de l'index %s", settings.index_dir)
             app.state.answerer = await anyio.to_thread.run_sync(load_answerer, settings)
             log.info("prêt")
-        yield
+        from service.log.recorder import open_writer
+
+        app.state.log_writer = open_writer(settings)
+        try:
+            yield
+        finally:
+            if app.state.log_writer is not None:
+                await anyio.to_thread.run_sync(app.state.log_writer.close)
+                app.state.log_writer = None
 
     app = FastAPI(title="rulesqa", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.answerer = answerer
+    app.state.log_writer = None  # the questions log's writer, started with the app (service/log/)
     app.state.limiter = anyio.CapacityLimiter(settings.worker_threads)
     errors.install(app)
     app.include_router(router)
+    app.include_router(log_router)
 
     @app.get("/", include_in_schema=False)
     def table_page():
