@@ -91,6 +91,8 @@ def ensure_schema(engine: Engine) -> None:
             if found > SCHEMA_VERSION:
                 raise LogStoreError(f"la base du journal est au schéma {found}, plus récent que ce rulesqa "
                                     f"(schéma {SCHEMA_VERSION}) : mettez rulesqa à jour")
+            if found == SCHEMA_VERSION:
+                return  # nothing written: a read-only database can still be read
             while found < SCHEMA_VERSION:
                 for statement in UPGRADES.get(found, []):
                     conn.exec_driver_sql(statement)

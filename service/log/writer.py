@@ -98,8 +98,7 @@ class LogWriter:
             self.ready()  # early, so that a broken database shows in /health before the first question
         except LogStoreError as exc:
             with self._changed:
-                log.warning("journal des questions indisponible : %s", exc)
-                self._failing = str(exc)
+                self._trouble(str(exc))
         while True:
             try:
                 first = self.queue.get(timeout=60)
@@ -142,16 +141,22 @@ class LogWriter:
         with self._changed:
             if ok:
                 self.written += len(records)
-                if self._failing is not None:
-                    log.warning("journal des questions rétabli (%d questions perdues en tout)", self.dropped)
-                self._failing = None
+                self._recovered()
             else:
                 self.dropped += len(records)
-                if self._failing is None:  # one warning per failure episode, not one per question
-                    log.warning("journal des questions indisponible, questions non enregistrées : %s", reason)
-                self._failing = reason
+                self._trouble(f"questions non enregistrées : {reason}")
             self._pending.difference_update(r.ask_id for r in records)
             self._changed.notify_all()
+
+    def _trouble(self, reason: str) -> None:
+        if self._failing is None:  # one warning per failure episode, not one per question
+            log.warning("journal des questions indisponible, %s", reason)
+        self._failing = reason
+
+    def _recovered(self) -> None:
+        if self._failing is not None:
+            log.warning("journal des questions rétabli (%d questions perdues en tout)", self.dropped)
+        self._failing = None
 
     def _maybe_purge(self) -> None:
         if not self._opened or time.monotonic() - self._last_purge < PURGE_EVERY_S:
@@ -160,7 +165,8 @@ class LogWriter:
         try:
             removed = self.store.purge(self.retention_days)
         except LogStoreError as exc:
-            log.warning("%s", exc)
+            with self._changed:
+                self._trouble(f"purge des anciennes questions : {exc}")
             return
         if removed:
             log.info("journal des questions : %d questions de plus de %d jours supprimées", removed,
