@@ -38,15 +38,21 @@ class Server:
     def __init__(self, env: dict):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        # stderr to a file: one access-log line per request would fill a pipe and stall the server.
+        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
         self.proc = subprocess.Popen([sys.executable, "-m", "rulesqa", "serve", "--port", str(self.port)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     stdout=subprocess.DEVNULL, stderr=self.log,
                                      env={**os.environ, "HF_HUB_OFFLINE": "1", **env}, cwd=REPO)
+
+    def stderr(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
 
     def wait(self) -> "Server":
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise SystemExit(f"server exited: {self.proc.stderr.read()[-2000:]}")
+                raise SystemExit(f"server exited: {self.stderr()[-2000:]}")
             try:
                 if httpx.get(self.base + "/health", timeout=2).status_code == 200:
                     return self
@@ -57,8 +63,8 @@ class Server:
 
     def stop(self) -> str:
         self.proc.terminate()  # uvicorn runs the lifespan's end: the writer flushes its queue
-        _, err = self.proc.communicate(timeout=60)
-        return err
+        self.proc.wait(timeout=60)
+        return self.stderr()
 
 
 def load(base: str, bodies: list[dict], clients: int, seconds: float, at=None) -> tuple[int, int]:
@@ -122,6 +128,28 @@ def overhead(off: Server, on: Server, bodies: list[dict], rounds: int) -> dict:
     return times
 
 
+def request_path_cost(tmp: Path, n: int = 20000) -> list[float]:
+    """Microseconds the answer spends in logging: service.log.recorder.record (id, record, queue put),
+    with the real writer thread writing the rows to SQLite meanwhile."""
+    from service.log.recorder import record
+    from service.log.store import Store
+    from service.log.writer import LogWriter
+    from service.results import Answer, CitedPassage, GameRef, Quote
+
+    passage = CitedPassage("karuba-1", "karuba", "Fin", [6], "texte", 0.9, "Karuba, livret p. 6", "p. 6")
+    answer = Answer("Combien ?", GameRef("karuba", "Karuba"), False, True,
+                    Quote("texte", "Karuba, livret p. 6", "karuba-1", ["karuba-1"]), "ok", [passage], None, None)
+    writer = LogWriter(Store(f"sqlite:///{tmp / 'micro.db'}"), 90, max_queue=n).start()
+    costs = []
+    for _ in range(n):
+        t = time.perf_counter()
+        record(writer, answer, "karuba", 5.0, "api")
+        costs.append((time.perf_counter() - t) * 1e6)
+    writer.flush(60)
+    writer.close()
+    return costs
+
+
 def failure_run(url: str, make_unwritable, bodies, seconds: float) -> tuple[int, int, str, int]:
     server = Server({"RULESQA_LOG_QUESTIONS": "true", "RULESQA_DATABASE_URL": url}).wait()
     try:
@@ -167,7 +195,7 @@ def main() -> None:
     holder = {}
 
     def lock_it():
-        holder["conn"] = sqlite3.connect(tmp / "locked.db", timeout=0, isolation_level=None)
+        holder["conn"] = sqlite3.connect(tmp / "locked.db", timeout=0, isolation_level=None, check_same_thread=False)
         holder["conn"].execute("BEGIN EXCLUSIVE")
 
     seconds = max(args.seconds / 2, 6)
@@ -177,6 +205,9 @@ def main() -> None:
                   f"{a} answers, {f} failed; /health log {state}; {warnings} warning(s) |")
 
     report.extend(postgres_read_only(bodies, seconds))
+    costs = request_path_cost(tmp)
+    report.insert(0, f"| logging on the request path (record + queue put), in process, p50 / p99 | "
+                     f"{statistics.median(costs):.1f} / {percentile(costs, 99):.1f} µs |")
     print(f"{len(bodies)} gold questions, {args.rounds} alternating blocks, loopback HTTP, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.2f}\n")
     print("| measure | value |\n|---|---:|")
