@@ -94,3 +94,60 @@ def test_the_widget_sends_its_verdict_too(browser, logged_api):
     assert writer.flush(timeout=10)
     widget_rows = [r for r in writer.store.rows() if r["client"] == "widget"]
     assert [(r["question"], r["helpful"]) for r in widget_rows] == [(GOLD, True)]
+
+
+@pytest.mark.model
+def test_acceptance_real_server_page_then_rulesqa_report(browser, real_index, tmp_path):
+    """Issue 15's acceptance: `rulesqa serve` (real model), two questions and a thumbs-down through the
+    page, then `rulesqa report --json` lists them."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from tests.browser.test_browser_pages import _free_port
+
+    crepes = "Quelle est la recette de la pâte à crêpes ?"
+    port = _free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "RULESQA_INDEX_DIR": str(real_index),
+           "RULESQA_BUILD_INDEX_IF_MISSING": "false", "RULESQA_LOG_QUESTIONS": "true",
+           "RULESQA_DATABASE_URL": f"sqlite:///{tmp_path / 'rulesqa.db'}"}
+    with open(tmp_path / "serve.log", "w") as log:
+        server = subprocess.Popen([sys.executable, "-m", "rulesqa", "serve", "--port", str(port)],
+                                  stdout=log, stderr=log, env=env)
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            assert server.poll() is None, (tmp_path / "serve.log").read_text()
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).json().get("log") == "ok":
+                    break
+            except (httpx.TransportError, ValueError):
+                pass
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.2)
+        page = _new_page(browser)
+        page.goto(f"http://127.0.0.1:{port}/")
+        ask_on_table(page, GOLD, "Karuba")
+        result = page.locator("#result")
+        expect(result.locator(".citation .chip")).to_contain_text("p. 6")
+        result.get_by_role("button", name="Non, cette réponse n'est pas utile").click()
+        expect(result.get_by_role("status")).to_have_text("Merci pour votre avis.")
+        ask_on_table(page, crepes, "Karuba")
+        expect(result.get_by_role("heading", name="Ce n'est pas dans les règles")).to_be_visible()
+        page.probe.assert_clean()
+        page.context.close()
+    finally:
+        server.terminate()  # the writer flushes on shutdown
+        server.wait(timeout=60)
+    out = subprocess.run([sys.executable, "-m", "rulesqa", "report", "--json"], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["questions"] == 2
+    assert [t["question"] for t in report["thumbs_down"]] == [GOLD]
+    assert [g["question"] for g in report["refused"]] == [crepes]
+    assert {g["game"] for g in report["per_game"]} >= {"karuba"}
