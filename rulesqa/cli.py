@@ -147,15 +147,24 @@ def _answer_logged(conf, answerer, query):
 
     from service.log.recorder import open_writer, record
 
-    logging.basicConfig(level=logging.WARNING, format="rulesqa: %(message)s")
     started = time.perf_counter()
     answer = run(lambda: answerer.answer(query))
     latency_ms = (time.perf_counter() - started) * 1000
-    writer = open_writer(conf)
-    answer = record(writer, answer, query.game, latency_ms, "cli")
-    if writer is not None:
-        writer.flush(timeout=writer.retry_s + 1)
-        writer.close(timeout=1)
+    # The writer's one warning goes to this command's stderr as one line, and nowhere else.
+    logger = logging.getLogger("rulesqa.log")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("rulesqa: attention : %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        writer = open_writer(conf)
+        answer = record(writer, answer, query.game, latency_ms, "cli")
+        if writer is not None:
+            writer.flush(timeout=writer.retry_s + 1)
+            writer.close(timeout=1)
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
     return answer
 
 

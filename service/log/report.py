@@ -13,8 +13,9 @@ import numpy as np
 from service.log.store import Store
 
 # Cosine between two question vectors above which they count as the same question. Near-duplicates, not
-# topics: "combien de joueurs max ?" and "on peut jouer à combien max ?" group, two different rules do not.
-SAME_QUESTION = 0.92
+# topics: with the adapted e5, paraphrases ("Combien coûte Karuba ?" / "Quel est le prix de Karuba ?") are
+# at 0.96-0.98 while different questions about the same game reach 0.92 ("… coûte …" / "… jouer à 6 ?").
+SAME_QUESTION = 0.95
 NO_GAME = "(aucun)"
 
 

@@ -65,7 +65,10 @@ def make_engine(url: str) -> Engine:
         if database and database != ":memory:":
             from pathlib import Path
 
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                pass  # the first connection fails with the reason, as a LogStoreError, off the request path
         engine = create_engine(url, connect_args={"timeout": 1, "check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine

@@ -124,3 +124,22 @@ def test_cli_report_on_a_newer_schema_is_one_line(cli_env):
         conn.execute(schema_version.update().values(version=99))
     out = runner.invoke(app, ["report"])
     assert out.exit_code == 2 and "plus récent que ce rulesqa" in out.stderr and "Traceback" not in out.output
+
+
+def test_cli_ask_answers_even_when_the_log_cannot_be_written(cli_env, monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("RULESQA_DATABASE_URL", f"sqlite:///{blocker / 'sub' / 'rulesqa.db'}")
+    out = runner.invoke(app, ["ask", "Les pépites d'or rapportent combien à la fin ?", "--game", "karuba", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["found"] is True
+    warnings = [line for line in out.stderr.splitlines() if "journal des questions indisponible" in line]
+    assert len(warnings) == 1 and "Traceback" not in out.stderr
+
+
+@pytest.mark.model
+def test_real_e5_groups_paraphrases_and_keeps_different_questions_apart(adapted_embedder):
+    questions = ["Combien coûte le jeu Karuba ?", "Karuba ça coûte combien ?", "Quel est le prix de Karuba ?",
+                 "Peut-on jouer à Karuba à 6 ?", "Karuba se joue à 6 joueurs ?", "Qui a illustré Karuba ?"]
+    groups = sorted(map(sorted, group_questions(questions, adapted_embedder)))
+    assert groups == [[0, 1, 2], [3, 4], [5]]
