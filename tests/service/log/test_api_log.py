@@ -170,3 +170,24 @@ def test_feedback_on_a_database_gone_read_only_is_503(fake_index, answerer, tmp_
         c.app.state.log_writer = LogWriter(Store(f"sqlite:///file:{path}?mode=ro&uri=true"), 90).start()
         r = feedback(c, {"ask_id": body["ask_id"], "helpful": False})
         assert r.status_code == 503 and r.json()["detail"].startswith("journal des questions : enregistrement")
+
+
+def test_a_postgresql_that_is_down_never_fails_or_slows_an_answer(fake_index, answerer):
+    import socket
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once closed
+    url = f"postgresql+psycopg://rulesqa@127.0.0.1:{port}/rulesqa"
+    with TestClient(app_for(fake_index, answerer, log_questions=True, database_url=url)) as c:
+        slowest = 0.0
+        for _ in range(5):
+            started = time.perf_counter()
+            body = ask(c, {"question": NUGGETS, "game": "karuba"})
+            slowest = max(slowest, time.perf_counter() - started)
+            assert body["found"] is True
+        assert slowest < 1.0  # the connection attempts happen in the writer thread, not here
+        assert c.app.state.log_writer.flush(timeout=15)
+        assert c.app.state.log_writer.dropped == 5
+        assert c.get("/health").json()["log"] == "degraded"
