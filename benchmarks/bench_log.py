@@ -16,6 +16,7 @@ Prints a Markdown table; not a test. A separate file from bench_service.py, whic
 
 import argparse
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -212,6 +213,7 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.2f}\n")
     print("| measure | value |\n|---|---:|")
     print("\n".join(report))
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def postgres_read_only(bodies, seconds) -> list[str]:
