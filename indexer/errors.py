@@ -46,3 +46,7 @@ class ConfigError(RulesqaError):
 
 class EvalError(RulesqaError):
     """An evaluation asked in a way that would spoil it, such as tuning on the test split."""
+
+
+class LogStoreError(RulesqaError):
+    """The questions log's database cannot be opened, read or written."""

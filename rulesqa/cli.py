@@ -124,17 +124,101 @@ def ask(
     as_json: bool = typer.Option(False, "--json", help="L'objet JSON renvoyé par l'API HTTP."),
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
+    no_log: bool = typer.Option(False, "--no-log", help="Ne pas enregistrer la question dans le journal."),
 ):
     """Poser une question de règles."""
     from service.answer import Answerer, validate
 
     query = run(lambda: validate(question, game, k, mode))  # before loading anything heavy
-    conf = settings(index_dir=index_dir, model=model)
-    result = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder()).answer(query)).to_dict()
+    conf = settings(index_dir=index_dir, model=model, log_questions=False if no_log else None)
+    answerer = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder()))
+    result = _answer_logged(conf, answerer, query).to_dict()
     if as_json:
         print_json(result)
     else:
         typer.echo(render_answer(result))
+
+
+def _answer_logged(conf, answerer, query):
+    """The answer, logged as asked from the CLI (unless the log is off); a log that cannot be written
+    costs one warning on stderr, never the answer."""
+    import logging
+    import time
+
+    from service.log.recorder import open_writer, record
+
+    started = time.perf_counter()
+    answer = run(lambda: answerer.answer(query))
+    latency_ms = (time.perf_counter() - started) * 1000
+    # The writer's one warning goes to this command's stderr as one line, and nowhere else.
+    logger = logging.getLogger("rulesqa.log")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("rulesqa: attention : %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        writer = open_writer(conf)
+        answer = record(writer, answer, query.game, latency_ms, "cli")
+        if writer is not None:
+            writer.flush(timeout=writer.retry_s + 1)
+            writer.close(timeout=1)
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+    return answer
+
+
+@app.command()
+def report(
+    since: Optional[int] = typer.Option(None, "--since", min=1, help="Seulement les N derniers jours."),
+    game: Optional[str] = typer.Option(None, "--game", help="Seulement ce jeu (id)."),
+    as_json: bool = typer.Option(False, "--json", help="Le rapport en JSON."),
+    candidates: Optional[Path] = typer.Option(
+        None, "--candidates",
+        help="Écrire des questions candidates au gold set (JSONL, needs_review) dans ce fichier, à relire."),
+    index_dir: Optional[Path] = IndexOpt,
+    model: Optional[str] = ModelOpt,
+):
+    """Ce que les règles ne disent pas : questions refusées (regroupées), réponses jugées inutiles, taux par jeu."""
+    from service.log.report import build_report, candidates as gold_candidates, render_report, write_candidates
+    from service.log.store import Store
+
+    conf = settings(index_dir=index_dir, model=model)
+    if candidates is not None:
+        questions_dir = (Path(__file__).resolve().parents[1] / "eval" / "questions").resolve()
+        if candidates.resolve().parent == questions_dir:
+            fail(f"{candidates} : les candidats se relisent avant d'entrer dans eval/questions/ ; écrivez-les ailleurs")
+    store = run(lambda: Store(conf.database_url).open())
+    try:
+        if candidates is not None:
+            passages = _corpus_passages(conf.corpus_dir)
+            items = run(lambda: gold_candidates(store, passages, since, game))
+            path = run(lambda: write_candidates(items, candidates))
+            typer.echo(f"{len(items)} candidats à relire (needs_review) : {path}", err=True)
+            return
+        # The answers' own model groups near-duplicate questions; without an index, the same text only.
+        embedder = None
+        try:
+            embedder = conf.index_embedder()
+        except RulesqaError as exc:
+            typer.echo(f"rulesqa: regroupement par texte identique seulement ({exc})", err=True)
+        result = run(lambda: build_report(store, embedder, since, game))
+    finally:
+        store.close()
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(render_report(result))
+
+
+def _corpus_passages(corpus_dir: Path) -> dict:
+    """The corpus's passages by id (the candidates' top passage text); empty when the corpus is unreadable."""
+    from indexer.passages import load_passages
+
+    try:
+        return {p.id: p for p in load_passages(corpus_dir)[1]}
+    except RulesqaError:
+        return {}
 
 
 @app.command()

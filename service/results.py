@@ -35,6 +35,7 @@ EXAMPLE = {
     ],
     "refusal": None,
     "warning": None,
+    "ask_id": "3f9c2a71d04b8e65a1c2d3e4",
 }
 
 
@@ -98,6 +99,8 @@ class Answer:
     passages: list[CitedPassage]
     refusal: Refusal | None  # set exactly when found is false
     warning: CommonMistake | None
+    # The id of this answer in the questions log, for POST /api/feedback; null when nothing is logged.
+    ask_id: str | None = None
 
     # Read by pydantic when FastAPI derives the response schema from this dataclass (the /docs example).
     __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [EXAMPLE]})

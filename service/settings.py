@@ -36,6 +36,12 @@ class Settings(BaseSettings):
     batch_wait_ms: float = Field(0.0, ge=0, le=50, description="Attente pour remplir un lot (0 : aucune).")
     build_index_if_missing: bool = True
     adapt: bool = Field(True, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
+    # The questions log (service/log/): no IP address, user agent or cookie is ever stored.
+    log_questions: bool = Field(True, description="Enregistrer les questions et les avis.")
+    retention_days: int = Field(90, ge=1, le=3650, description="Jours de conservation du journal.")
+    database_url: str = Field(f"sqlite:///{REPO / 'var' / 'rulesqa.db'}", pattern=r"^(sqlite|postgresql)(\+\w+)?://",
+                              description="Base du journal : SQLite (défaut) ou postgresql+psycopg://…")
+    admin_token: str | None = Field(None, min_length=16, description="Active /admin ; jeton exigé pour y accéder.")
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -10,6 +10,8 @@ from tests.fakes import CORPUS, FakeEmbedder
 
 # The build and every load must work with no hub; fail fast instead of trying one.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# The questions log is on by default and writes under var/: tests that want it give their own database.
+os.environ.setdefault("RULESQA_LOG_QUESTIONS", "false")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 
 from service.api import errors
 from service.api.middleware import AccessLog, BodyLimit
+from service.api.log_routes import router as log_router
 from service.api.routes import router
 from service.api.static_files import widget_script
 from service.settings import Settings
@@ -45,16 +46,26 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
 
             batcher = QueryBatcher(app.state.answerer.retriever.embedder, settings.batch_max, settings.batch_wait_ms)
             app.state.answerer = app.state.answerer.with_embedder(batcher)
-        yield
-        if batcher is not None:
-            batcher.close()
+        from service.log.recorder import open_writer
+
+        app.state.log_writer = open_writer(settings)
+        try:
+            yield
+        finally:
+            if app.state.log_writer is not None:
+                await anyio.to_thread.run_sync(app.state.log_writer.close)
+                app.state.log_writer = None
+            if batcher is not None:
+                batcher.close()
 
     app = FastAPI(title="rulesqa", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.answerer = answerer
+    app.state.log_writer = None  # the questions log's writer, started with the app (service/log/)
     app.state.limiter = anyio.CapacityLimiter(settings.worker_threads)
     errors.install(app)
     app.include_router(router)
+    app.include_router(log_router)
 
     @app.get("/", include_in_schema=False)
     def table_page():

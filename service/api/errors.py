@@ -5,7 +5,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from indexer.errors import IndexMismatchError, QuestionError, UnknownGameError
+from indexer.errors import IndexMismatchError, LogStoreError, QuestionError, UnknownGameError
+from service.log.store import MAX_COMMENT_CHARS, FeedbackExistsError, LogDisabledError, UnknownAskError
 from service.limits import MAX_K, MAX_QUESTION_CHARS, MIN_K
 
 
@@ -14,7 +15,10 @@ def _field(loc) -> str:
     return parts[-1] if parts else "corps"
 
 
-def validation_message(error: dict) -> tuple[int, str]:
+FIELDS = {"/api/ask": "question, game, k, client", "/api/feedback": "ask_id, helpful, comment"}
+
+
+def validation_message(error: dict, path: str = "/api/ask") -> tuple[int, str]:
     kind, field = error.get("type", ""), _field(error.get("loc", ()))
     if kind == "json_invalid":
         return 400, f"JSON invalide : {error.get('ctx', {}).get('error', 'syntaxe incorrecte')}"
@@ -23,20 +27,28 @@ def validation_message(error: dict) -> tuple[int, str]:
     if kind == "missing":
         return 422, f"le champ « {field} » est obligatoire"
     if kind == "extra_forbidden":
-        return 422, f"champ inconnu « {field} » (champs admis : question, game, k)"
+        return 422, f"champ inconnu « {field} » (champs admis : {FIELDS.get(path, '')})"
     if field == "question":
         return 422, f"« question » doit être un texte de 1 à {MAX_QUESTION_CHARS} caractères"
     if field == "k":
         return 422, f"« k » doit être un entier entre {MIN_K} et {MAX_K}"
     if field == "game":
         return 422, "« game » doit être un id de jeu (minuscules, chiffres et tirets, ex. « karuba ») ou null"
+    if field == "client":
+        return 422, "« client » doit valoir « page », « widget » ou « api »"
+    if field == "ask_id":
+        return 422, "« ask_id » doit être l'ask_id d'une réponse (8 à 32 caractères hexadécimaux)"
+    if field == "helpful":
+        return 422, "« helpful » doit valoir true ou false"
+    if field == "comment":
+        return 422, f"« comment » doit être un texte de {MAX_COMMENT_CHARS} caractères au plus"
     return 422, f"valeur invalide pour « {field} » : {error.get('msg', '')}"
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError):
-        status, detail = validation_message(exc.errors()[0])
+        status, detail = validation_message(exc.errors()[0], request.url.path)
         return JSONResponse({"detail": detail}, status_code=status)
 
     @app.exception_handler(QuestionError)
@@ -52,6 +64,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(IndexMismatchError)
     async def _index(request: Request, exc: IndexMismatchError):
         return JSONResponse({"detail": str(exc)}, status_code=503)
+
+    @app.exception_handler(LogStoreError)
+    async def _log(request: Request, exc: LogStoreError):
+        status = 404 if isinstance(exc, (UnknownAskError, LogDisabledError)) else 409 if isinstance(exc, FeedbackExistsError) else 503
+        return JSONResponse({"detail": str(exc)}, status_code=status)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):

@@ -1,5 +1,6 @@
 """HTTP routes: thin wrappers over Answerer; the answering runs in worker threads, off the event loop."""
 
+import time
 from functools import partial
 
 import anyio
@@ -8,7 +9,9 @@ from fastapi import APIRouter, Depends, Request
 from service import limits
 from service.answer import Answerer, validate
 from service.api.deps import get_answerer, require_json
+from service.api.log_routes import log_status
 from service.api.schemas import AskRequest, ClientConfig, ErrorBody, Game, GamesResponse, Health
+from service.log.recorder import record
 from service.results import Answer
 
 router = APIRouter()
@@ -26,7 +29,10 @@ ERRORS = {
 async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> Answer:
     """Renvoie la réponse extraite du livret avec sa citation, ou `found: false` et les passages proches."""
     query = validate(body.question, body.game, body.k)
-    return await anyio.to_thread.run_sync(partial(answerer.answer, query), limiter=request.app.state.limiter)
+    started = time.perf_counter()
+    answer = await anyio.to_thread.run_sync(partial(answerer.answer, query), limiter=request.app.state.limiter)
+    latency_ms = (time.perf_counter() - started) * 1000
+    return record(request.app.state.log_writer, answer, body.game, latency_ms, body.client)
 
 
 @router.get("/api/config", response_model=ClientConfig, tags=["service"], summary="Limites d'une question")
@@ -57,7 +63,7 @@ def game(game_id: str, answerer: Answerer = Depends(get_answerer)) -> dict:
 
 @router.get("/health", response_model=Health, tags=["service"], summary="État du service",
             responses={503: {"model": ErrorBody, "description": "Chargement en cours"}})
-def health(answerer: Answerer = Depends(get_answerer)) -> dict:
+def health(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
     manifest = answerer.retriever.manifest
     return {
         "status": "ok",
@@ -69,4 +75,5 @@ def health(answerer: Answerer = Depends(get_answerer)) -> dict:
         "passages": manifest.corpus.passages,
         "passages_per_game": manifest.corpus.passages_per_game,
         "calibration": answerer.calibration.source,
+        "log": log_status(request.app),
     }

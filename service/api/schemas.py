@@ -4,9 +4,12 @@ The answer itself is service.results.Answer (a dataclass FastAPI serialises); on
 HTTP is declared here. Every bound comes from service.limits.
 """
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from service import limits
+from service.log.store import MAX_COMMENT_CHARS
 
 
 class AskRequest(BaseModel):
@@ -27,6 +30,22 @@ class AskRequest(BaseModel):
                              pattern=limits.GAME_ID_PATTERN, max_length=limits.GAME_ID_MAX_CHARS)
     k: int = Field(limits.DEFAULT_K, ge=limits.MIN_K, le=limits.MAX_K, strict=True,
                    description="Nombre de passages renvoyés.")
+    client: Literal["page", "widget", "api"] = Field(
+        "api", description="Qui pose la question (journal des questions) : la page de table, le widget, ou un "
+                           "programme (défaut).")
+
+
+class FeedbackRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"ask_id": "3f9c2a71d04b8e65a1c2d3e4", "helpful": False,
+                                         "comment": "La page citée ne parle pas des pépites."}]},
+    )
+
+    ask_id: str = Field(..., description="L'`ask_id` de la réponse jugée.", strict=True, pattern=r"^[0-9a-f]{8,32}$")
+    helpful: bool = Field(..., description="La réponse a-t-elle aidé ?", strict=True)
+    comment: str | None = Field(None, max_length=MAX_COMMENT_CHARS, strict=True,
+                                description=f"Facultatif, {MAX_COMMENT_CHARS} caractères au plus.")
 
 
 class Game(BaseModel):
@@ -58,6 +77,9 @@ class Health(BaseModel):
     calibration: str = Field(..., description="« calibrated » : réglages mesurés pour ce modèle ; « default » : "
                                               "réglages prudents par défaut (aucune mesure trouvée).",
                              examples=["calibrated"])
+    log: Literal["ok", "degraded", "off"] = Field(
+        "off", description="Journal des questions : « ok », « degraded » (base indisponible : les réponses "
+                           "continuent, les questions ne sont plus enregistrées), « off » (désactivé).")
 
 
 class KLimits(BaseModel):

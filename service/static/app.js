@@ -30,7 +30,7 @@
 
   const {
     el, icon, failure, tooLong, applyLimits, sendOnEnter, passageChip, citedChip, seeAlso, commonMistake, refusalText,
-    TIMEOUT_MS,
+    TIMEOUT_MS, feedback,
   } = RulesqaCore;
   const api = RulesqaCore.client({ unreachable: "Impossible de joindre le service. Vérifiez la connexion, puis réessayez." });
 
@@ -151,6 +151,7 @@
         el("span", { class: "citation-text", "aria-hidden": "true", text: context })),
       seeAlso(data),
       commonMistake(data),
+      feedback(data, api, "/api/feedback"),
       data.game_detected && gameName
         ? el("p", { class: "detected", text: `Jeu reconnu dans la question : ${gameName}.` }) : null,
       passageList(data, "Les passages du livret"),
@@ -162,6 +163,7 @@
       el("div", { class: "notice" },
         el("h2", { id: "result-heading", tabindex: "-1", text: "Ce n'est pas dans les règles" }),
         el("p", { text: refusalText(data) })),
+      feedback(data, api, "/api/feedback"),
       passageList(data, "Les passages les plus proches"),
     ];
   }
@@ -218,7 +220,7 @@
       const data = await api("/api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ question: ui.question.value, game: ui.game.value || null }),
+        body: JSON.stringify({ question: ui.question.value, game: ui.game.value || null, client: "page" }),
         signal: controller.signal,
       });
       showResult(data);

@@ -81,6 +81,7 @@ const RulesqaCore = (() => {
         if (err.name === "AbortError") throw err;
         throw new ApiError(unreachable);
       }
+      if (response.status === 204) return null; // done, nothing to read (POST /api/feedback)
       let body = null;
       try {
         body = await response.json();
@@ -175,8 +176,41 @@ const RulesqaCore = (() => {
     return (data.refusal && data.refusal.message) || data.message;
   }
 
+  // "Utile ? 👍 👎" under an answer the server logged (it has an ask_id): one verdict per answer, sent to
+  // POST /api/feedback at `path`. Two real buttons in a labelled group; the outcome is announced politely.
+  function feedback(data, api, path) {
+    if (!data.ask_id) return null;
+    const thanks = el("span", { class: "feedback-status", role: "status", "aria-live": "polite" });
+    const button = (helpful, emoji, label) => el("button", {
+      type: "button", class: "thumb", "aria-label": label, title: label, "data-helpful": String(helpful),
+    }, el("span", { "aria-hidden": "true", text: emoji }));
+    const up = button(true, "👍", "Oui, cette réponse est utile");
+    const down = button(false, "👎", "Non, cette réponse n'est pas utile");
+    const group = el("div", { class: "feedback", role: "group", "aria-label": "Cette réponse est-elle utile ?" },
+      el("span", { class: "feedback-label", "aria-hidden": "true", text: "Utile ?" }), up, down, thanks);
+    async function send(helpful, chosen) {
+      up.disabled = down.disabled = true;
+      thanks.textContent = "";
+      try {
+        await api(path, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ ask_id: data.ask_id, helpful }),
+        });
+        chosen.setAttribute("aria-pressed", "true");
+        thanks.textContent = "Merci pour votre avis.";
+      } catch (err) {
+        up.disabled = down.disabled = false; // not recorded: the player may try again
+        thanks.textContent = failure(err);
+      }
+    }
+    up.addEventListener("click", () => send(true, up));
+    down.addEventListener("click", () => send(false, down));
+    return group;
+  }
+
   return {
     el, icon, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
-    passageChip, citedChip, seeAlso, commonMistake, refusalText,
+    passageChip, citedChip, seeAlso, commonMistake, refusalText, feedback,
   };
 })();

@@ -144,6 +144,12 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
 .mistake-title { display: flex; align-items: center; gap: 5px; color: var(--warn-ink); font-weight: 700; }
 .mistake-title svg { width: 15px; height: 15px; flex: none; }
 .bubble .mistake-text { margin: 2px 0 6px; }
+.feedback { display: flex; align-items: center; flex-wrap: wrap; gap: 4px 6px; margin-top: 8px; font-size: 12.5px; color: var(--muted); }
+.feedback-label { font-weight: 650; }
+.thumb { min-width: 36px; min-height: 32px; border: 1.5px solid var(--line); border-radius: 9px; background: var(--bg); cursor: pointer; font-size: 15px; }
+.thumb:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+.thumb[aria-pressed="true"] { border-color: var(--accent); }
+.thumb:disabled { cursor: default; opacity: .7; }
 
 details.sources { margin-top: 8px; border-top: 1px solid rgb(0 0 0 / 8%); padding-top: 6px; }
 details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; color: var(--muted); padding: 4px 0; border-radius: 6px; }
@@ -190,7 +196,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 
   const {
     el, icon, failure, tooLong, applyLimits, sendOnEnter, passageChip, citedChip, seeAlso, commonMistake, refusalText,
-    TIMEOUT_MS,
+    TIMEOUT_MS, feedback,
   } = RulesqaCore;
   // Relative to the script, so a service mounted under a path prefix (/regles/widget.js) works as well.
   const api = RulesqaCore.client({
@@ -315,11 +321,13 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
           el("span", { text: data.game_detected && title ? `${title} (reconnu)` : title })),
         seeAlso(data),
         commonMistake(data),
+        feedback(data, api, "api/feedback"),
         sources(data, "Passages du livret"));
     }
     return el("div", { class: "bubble bot missing" },
       el("p", { class: "verdict", text: "Ce n'est pas dans les règles." }),
       el("p", { text: refusalText(data) }),
+      feedback(data, api, "api/feedback"),
       sources(data, "Passages les plus proches"));
   }
 
@@ -364,7 +372,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       const data = await api("api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ question, game: currentGame() || null }),
+        body: JSON.stringify({ question, game: currentGame() || null, client: "widget" }),
         signal: controller.signal,
       });
       reply = answerBubble(data);

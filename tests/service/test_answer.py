@@ -17,7 +17,8 @@ def answerer(fake_index):
 def test_answer_object_shape_and_citation(answerer):
     result = answerer.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=3).to_dict()
     assert set(result) == {"question", "game", "game_detected", "found", "answer", "message", "passages",
-                           "refusal", "warning"}
+                           "refusal", "warning", "ask_id"}
+    assert result["ask_id"] is None  # set only by a face that logs the answer (service/log/recorder.py)
     assert result["game"] == {"id": "karuba", "title": "Karuba"} and result["game_detected"] is False
     assert result["found"] is True and result["refusal"] is None
     top = result["passages"][0]

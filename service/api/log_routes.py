@@ -1,0 +1,83 @@
+"""Routes of the questions log: POST /api/feedback, and GET /admin (service/api/admin.py renders it)."""
+
+import hmac
+from functools import partial
+
+import anyio
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from fastapi.responses import HTMLResponse
+
+from service.api.deps import get_answerer, require_json
+from service.api.schemas import ErrorBody, FeedbackRequest
+from service.log.store import LogDisabledError
+
+router = APIRouter()
+
+# How long a thumbs click right after the answer waits for that answer's row to be written.
+FEEDBACK_WAIT_S = 2.0
+
+
+def log_status(app: FastAPI) -> str:
+    writer = app.state.log_writer
+    return "off" if writer is None else writer.status
+
+
+def _save_feedback(writer, body: FeedbackRequest) -> None:
+    writer.wait_for(body.ask_id, FEEDBACK_WAIT_S)
+    writer.ready()
+    writer.store.feedback(body.ask_id, body.helpful, body.comment)
+
+
+@router.post("/api/feedback", status_code=204, response_class=Response, tags=["questions"],
+             dependencies=[Depends(require_json)], summary="Dire si une réponse a aidé",
+             responses={404: {"model": ErrorBody, "description": "ask_id inconnu, ou journal désactivé"},
+                        409: {"model": ErrorBody, "description": "Avis déjà donné pour cette réponse"},
+                        422: {"model": ErrorBody, "description": "Corps invalide (commentaire de plus de 500 "
+                                                                  "caractères…)"},
+                        503: {"model": ErrorBody, "description": "Journal indisponible"}})
+async def feedback(body: FeedbackRequest, request: Request) -> Response:
+    """Un avis (utile ou non, et un commentaire facultatif) sur une réponse, par son `ask_id` ; une fois par réponse."""
+    writer = request.app.state.log_writer
+    if writer is None:
+        raise LogDisabledError()
+    await anyio.to_thread.run_sync(partial(_save_feedback, writer, body))
+    return Response(status_code=204)
+
+
+def _token_given(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return request.query_params.get("token", "")
+
+
+def require_admin(request: Request) -> None:
+    """/admin exists only with RULESQA_ADMIN_TOKEN set (404 otherwise, like any unknown path); the token
+    (`Authorization: Bearer …` or `?token=`) is compared in constant time."""
+    expected = request.app.state.settings.admin_token
+    if not expected:
+        raise HTTPException(404)
+    given = _token_given(request)
+    if not hmac.compare_digest(given.encode(), expected.encode()):
+        raise HTTPException(401, "jeton d'administration absent ou incorrect",
+                            headers={"WWW-Authenticate": 'Bearer realm="rulesqa-admin"'})
+
+
+@router.get("/admin", include_in_schema=False, dependencies=[Depends(require_admin)])
+async def admin(request: Request, since: int | None = None, game: str | None = None) -> HTMLResponse:
+    from service.api.admin import render_admin
+    from service.log.report import build_report
+
+    writer = request.app.state.log_writer
+    if writer is None:
+        raise LogDisabledError()
+    if since is not None and since < 1:
+        raise HTTPException(422, "« since » doit être un nombre de jours, 1 ou plus")
+    embedder = get_answerer(request).retriever.embedder  # the vectors the answers use: no second model
+
+    def build():
+        writer.ready()
+        return build_report(writer.store, embedder, since, game)
+
+    report = await anyio.to_thread.run_sync(build, limiter=request.app.state.limiter)
+    return HTMLResponse(render_admin(report), headers={"Cache-Control": "no-store", "X-Robots-Tag": "noindex"})
