@@ -46,3 +46,7 @@ class ConfigError(RulesqaError):
 
 class EvalError(RulesqaError):
     """An evaluation asked in a way that would spoil it, such as tuning on the test split."""
+
+
+class PdfError(RulesqaError):
+    """A rulebook PDF that cannot be imported: not a PDF, encrypted, corrupt, empty, without text."""

@@ -1,0 +1,96 @@
+"""Pages without a text layer read by Debian's tesseract (tesseract-ocr + tesseract-ocr-fra), one process
+per page, two at a time: the lines come back positioned, and go through the same cleaning as text pages."""
+
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from io import BytesIO
+
+from indexer.errors import PdfError
+from indexer.pdf.layout import MARGIN_ZONE, PageText, TextLine, split_page
+from indexer.pdf.numbering import printed_number
+from indexer.pdf.text import normalise
+
+DPI = 150
+
+
+def check_tesseract() -> str:
+    exe = shutil.which("tesseract")
+    if exe is None:
+        raise PdfError("tesseract est introuvable : installez tesseract-ocr et tesseract-ocr-fra (make ocr-deps)")
+    return exe
+
+
+def _tsv_lines(tsv: str, scale: float, para: tuple = ()) -> list[TextLine]:
+    """tesseract's TSV (one row per word, with its block, paragraph and line) -> lines in PDF points."""
+    lines: dict[tuple, list[list[str]]] = {}
+    for row in tsv.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) < 12 or cols[0] != "5" or not cols[11].strip():
+            continue
+        lines.setdefault((int(cols[2]), int(cols[3]), int(cols[4])), []).append(cols)
+    out = []
+    for key, words in lines.items():
+        left = [int(w[6]) for w in words]
+        top = [int(w[7]) for w in words]
+        right = [int(w[6]) + int(w[8]) for w in words]
+        bottom = [int(w[7]) + int(w[9]) for w in words]
+        # A word's box height is about 1.4 x-heights for mixed text: the line's tallest box stands for the size.
+        size = max(int(w[9]) for w in words) * scale
+        text = normalise(" ".join(w[11] for w in words))
+        out.append(TextLine(text, min(left) * scale, min(top) * scale, max(right) * scale, max(bottom) * scale,
+                            round(size), False, para=(*para, *key[:2])))
+    return out
+
+
+def ocr_pages(doc, indexes: list[int], lang: str = "fra") -> dict[int, PageText]:
+    exe = check_tesseract()
+    # pdfium is not thread-safe: pages are rendered here one by one, and only tesseract runs in parallel.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {}
+        for i in indexes:
+            futures[i] = pool.submit(_run_rendered, _render(doc, i), i, exe, lang)
+        return {i: f.result() for i, f in futures.items()}
+
+
+def _png(image) -> bytes:
+    buf = BytesIO()
+    image.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def _render(doc, index: int):
+    page = doc[index]
+    width, height = page.get_size()
+    image = page.render(scale=DPI / 72, grayscale=True).to_pil()
+    page.close()
+    # The margin strips again on their own: page-layout analysis tends to drop a lone page number.
+    strip = int(image.height * MARGIN_ZONE)
+    strips = [(0, _png(image.crop((0, 0, image.width, strip)))),
+              (image.height - strip, _png(image.crop((0, image.height - strip, image.width, image.height))))]
+    return width, height, _png(image), strips
+
+
+def _tesseract(exe: str, png: bytes, lang: str, psm: int, index: int) -> str:
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # one core per page; pages run in parallel instead
+    result = subprocess.run([exe, "stdin", "stdout", "-l", lang, "--dpi", str(DPI), "--psm", str(psm), "tsv"],
+                            input=png, capture_output=True, env=env, timeout=120)
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PdfError(f"tesseract a échoué sur la page {index + 1} : {message[-1] if message else 'erreur'}")
+    return result.stdout.decode("utf-8", "replace")
+
+
+def _run_rendered(rendered, index: int, exe: str, lang: str) -> PageText:
+    width, height, png, strips = rendered
+    scale = 72 / DPI
+    page = split_page(index, width, height, _tsv_lines(_tesseract(exe, png, lang, 3, index), scale))
+    if not any(printed_number(line.text) for line in page.margin):
+        for offset, strip in strips:
+            for line in _tsv_lines(_tesseract(exe, strip, lang, 6, index), scale, para=(-1, offset)):
+                line.top += offset * scale
+                line.bottom += offset * scale
+                if printed_number(line.text):
+                    page.margin.append(line)
+    return page
