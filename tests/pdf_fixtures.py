@@ -124,7 +124,7 @@ def reportlab_rulebook(path: Path, *, labels: bool = True, cover: bool = True, r
         c.drawCentredString(W / 2, H / 2 - 40, "Un jeu de cartes et de dés")
         c.showPage()
     pages = [("i", FRONT)] + [(str(n + 1), page) for n, page in enumerate(BODY * repeat)]
-    for number, (printed, columns) in enumerate(pages):
+    for printed, columns in pages:
         c.setFont("Helvetica-Oblique", 8)
         c.drawString(MARGIN, H - 30, RUNNING_HEADER)
         c.drawRightString(W - MARGIN, H - 30, "Édition 2026")

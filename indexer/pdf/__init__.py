@@ -5,7 +5,6 @@ the PDF is copied beside it (header `source:`) for the page images, with a layou
 """
 
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 

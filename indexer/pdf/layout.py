@@ -53,7 +53,7 @@ def open_pdf(path: Path):
         doc = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise PdfError(f"{path.name} est chiffré (protégé par un mot de passe) : exportez-le sans protection")
+            raise PdfError(f"{path.name} est chiffré (protégé par un mot de passe) : exportez-le sans protection") from None
         raise PdfError(f"{path.name} est illisible ou endommagé ({exc})") from None
     if len(doc) == 0:
         doc.close()
