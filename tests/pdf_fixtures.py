@@ -64,6 +64,8 @@ BODY = [
         [
             ("h2", ["Égalité"]),
             ("p", ["En cas d'égalité, le joueur qui possède le", "plus de jetons bonus l'emporte."]),
+            ("h2", ["Points de victoire"]),
+            ("row", [("Carte Zorglub", "3 points"), ("Dé doré", "1 point"), ("Jeton bonus caché", "2 points")]),
         ],
     ],
 ]
@@ -91,10 +93,14 @@ EXPECTED = [
     Expected("Chaque carte Zorglub vaut trois points et chaque dé doré un point supplémentaire.", (3,)),
     Expected("Égalité", (3,), "h2"),
     Expected("En cas d'égalité, le joueur qui possède le plus de jetons bonus l'emporte.", (3,)),
+    Expected("Points de victoire", (3,), "h2"),
+    Expected("Carte Zorglub 3 points", (3,), "row"),
+    Expected("Dé doré 1 point", (3,), "row"),
+    Expected("Jeton bonus caché 2 points", (3,), "row"),
 ]
 
 STYLE = {"h1": ("Helvetica-Bold", 16, 24), "h2": ("Helvetica-Bold", 12, 18), "p": ("Helvetica", 10, 13),
-         "li": ("Helvetica", 10, 13)}
+         "li": ("Helvetica", 10, 13), "row": ("Helvetica", 10, 14)}
 
 
 def _draw_column(c, blocks, x):
@@ -104,7 +110,11 @@ def _draw_column(c, blocks, x):
         c.setFont(font, size)
         for line in lines:
             y -= lead
-            c.drawString(x, y, line)
+            if kind == "row":  # a table row: cells in two aligned columns, far apart
+                c.drawString(x, y, line[0])
+                c.drawString(x + 130, y, line[1])
+            else:
+                c.drawString(x, y, line)
         y -= 6  # the gap that separates paragraphs
 
 

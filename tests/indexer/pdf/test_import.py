@@ -177,3 +177,14 @@ def test_a_scan_is_read_by_tesseract_with_printed_pages(scanned_pdf, tesseract, 
          "jouées dans l'ordre.", (1, 2)),
     ]:
         assert lines.get(sentence) == pages, sentence
+
+
+def test_lists_and_table_rows_stay_one_line_each(labelled_pdf, tmp_path):
+    text = import_pdf(labelled_pdf[0], tmp_path, "z", "Zorglub").markdown.read_text("utf-8")
+    assert ("- 48 cartes Zorglub (p. 1)\n- 6 dés spéciaux à huit faces (p. 1)\n"
+            "- 1 sac en tissu pour les jetons (p. 1)\n") in text
+    assert "Carte Zorglub 3 points (p. 3)\nDé doré 1 point (p. 3)\nJeton bonus caché 2 points (p. 3)\n" in text
+    # Each bullet and each row is its own passage, citing its page.
+    passages = {p.text: p.pages for p in passages_of(read_game(tmp_path / "z.md"))}
+    assert passages["48 cartes Zorglub"] == (1,)
+    assert passages["Dé doré 1 point"] == (3,)
