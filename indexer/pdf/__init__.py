@@ -5,6 +5,7 @@ the PDF is copied beside it (header `source:`) for the page images, with a layou
 """
 
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,15 +72,15 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     markdown, lines = render_markdown(header, blocks)
     page_map = {n: i for i, n in enumerate(numbers) if n is not None}
 
-    # Checked as `rulesqa index` will read it, before anything is written.
-    probe = corpus_dir / f".{game_id}.import-check.md"
-    try:
+    # Checked as `rulesqa index` will read it, before anything is written (outside the corpus folder, where
+    # an index build running meanwhile would read it as a game).
+    with tempfile.TemporaryDirectory(prefix="rulesqa-import-") as tmp:
+        probe = Path(tmp) / f"{game_id}.md"
         probe.write_text(markdown, encoding="utf-8")
-        read_game(probe)
-    except CorpusError as exc:
-        raise PdfError(f"import incohérent ({exc.reason}) : signalez ce PDF") from None
-    finally:
-        probe.unlink(missing_ok=True)
+        try:
+            read_game(probe)
+        except CorpusError as exc:
+            raise PdfError(f"import incohérent ({exc.reason}) : signalez ce PDF") from None
 
     layout = corpus_dir / f"{game_id}{LAYOUT_SUFFIX}"
     copy = corpus_dir / f"{game_id}.pdf"

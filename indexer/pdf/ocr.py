@@ -13,6 +13,7 @@ from indexer.pdf.numbering import printed_number
 from indexer.pdf.text import normalise
 
 DPI = 150
+STRIP_GAP = 40  # pixels of white between the top and bottom strips, so tesseract keeps them apart
 
 
 def check_tesseract() -> str:
@@ -61,15 +62,19 @@ def _png(image) -> bytes:
 
 
 def _render(doc, index: int):
+    from PIL import Image
+
     page = doc[index]
     width, height = page.get_size()
     image = page.render(scale=DPI / 72, grayscale=True).to_pil()
     page.close()
-    # The margin strips again on their own: page-layout analysis tends to drop a lone page number.
+    # The margin strips again on their own, stacked in one small image (one tesseract start, not two):
+    # page-layout analysis tends to drop a lone page number.
     strip = int(image.height * MARGIN_ZONE)
-    strips = [(0, _png(image.crop((0, 0, image.width, strip)))),
-              (image.height - strip, _png(image.crop((0, image.height - strip, image.width, image.height))))]
-    return width, height, _png(image), strips
+    strips = Image.new("L", (image.width, 2 * strip + STRIP_GAP), 255)
+    strips.paste(image.crop((0, 0, image.width, strip)), (0, 0))
+    strips.paste(image.crop((0, image.height - strip, image.width, image.height)), (0, strip + STRIP_GAP))
+    return width, height, _png(image), (strip, image.height, _png(strips))
 
 
 def _tesseract(exe: str, png: bytes, lang: str, psm: int, index: int) -> str:
@@ -83,14 +88,14 @@ def _tesseract(exe: str, png: bytes, lang: str, psm: int, index: int) -> str:
 
 
 def _run_rendered(rendered, index: int, exe: str, lang: str) -> PageText:
-    width, height, png, strips = rendered
+    width, height, png, (strip, pixels, strips) = rendered
     scale = 72 / DPI
     page = split_page(index, width, height, _tsv_lines(_tesseract(exe, png, lang, 3, index), scale))
     if not any(printed_number(line.text) for line in page.margin):
-        for offset, strip in strips:
-            for line in _tsv_lines(_tesseract(exe, strip, lang, 6, index), scale, para=(-1, offset)):
-                line.top += offset * scale
-                line.bottom += offset * scale
-                if printed_number(line.text):
-                    page.margin.append(line)
+        for line in _tsv_lines(_tesseract(exe, strips, lang, 6, index), scale, para=(-1,)):
+            if line.top / scale > strip:  # from the bottom strip: back to its place on the page
+                shift = (pixels - strip - (strip + STRIP_GAP)) * scale
+                line.top, line.bottom = line.top + shift, line.bottom + shift
+            if printed_number(line.text):
+                page.margin.append(line)
     return page
