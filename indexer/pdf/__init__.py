@@ -46,6 +46,9 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     target = corpus_dir / f"{game_id}.md"
     if target.exists() and not force:
         raise PdfError(f"le jeu « {game_id} » existe déjà ({target}) : --force pour le remplacer")
+    other = _file_with_id(corpus_dir, game_id, target)
+    if other is not None:
+        raise PdfError(f"l'id « {game_id} » est déjà celui de {other} : choisissez un autre --game")
 
     doc = open_pdf(pdf)
     try:
@@ -91,3 +94,18 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
     return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
                         len(scanned) if ocr else 0, len(blocks))
+
+
+def _file_with_id(corpus_dir: Path, game_id: str, target: Path) -> Path | None:
+    """Another corpus file that declares this id (two files with one id would stop the index build)."""
+    wanted = re.compile(rf"^id:\s*{re.escape(game_id)}\s*$", re.M)
+    for path in sorted(corpus_dir.glob("*.md")):
+        if path.name.lower() == "readme.md" or path == target:
+            continue
+        try:
+            head = path.read_text("utf-8", errors="replace")[:4000]
+        except OSError:
+            continue
+        if wanted.search(head.split("\n---", 1)[0] if head.startswith("---") else ""):
+            return path
+    return None

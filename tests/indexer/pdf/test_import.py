@@ -188,3 +188,10 @@ def test_lists_and_table_rows_stay_one_line_each(labelled_pdf, tmp_path):
     passages = {p.text: p.pages for p in passages_of(read_game(tmp_path / "z.md"))}
     assert passages["48 cartes Zorglub"] == (1,)
     assert passages["Dé doré 1 point"] == (3,)
+
+
+def test_an_id_already_declared_by_another_file_is_refused(labelled_pdf, tmp_path):
+    (tmp_path / "zorglub-v1.md").write_text("---\nid: zorglub\ntitle: Zorglub\n---\n\nUne règle. (p. 1)\n", "utf-8")
+    with pytest.raises(PdfError, match="déjà celui de .*zorglub-v1.md"):
+        import_pdf(labelled_pdf[0], tmp_path, "zorglub", "Zorglub", force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["zorglub-v1.md"]
