@@ -202,8 +202,6 @@ def read_layout(path: Path, skip: set[int] = frozenset()) -> list[PageText | Non
                     continue
                 words = page.extract_words(extra_attrs=["fontname", "size"], use_text_flow=False)
                 pages.append(split_page(i, float(page.width), float(page.height), _segments(words)))
-    except PdfError:
-        raise
     except Exception as exc:  # pdfminer raises many types on damaged files
         raise PdfError(f"{Path(path).name} est illisible ou endommagé ({type(exc).__name__})") from None
     return pages

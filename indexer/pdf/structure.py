@@ -65,9 +65,12 @@ def _box(page: PageText, number: int, line: TextLine) -> tuple:
 
 def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: int) -> bool:
     last = block._last
-    if block.kind == "row" or kind not in ("p", block.kind if block.kind == "h" else "p"):
+    if block.kind == "row":  # a table row is one line
         return False
-    if block.kind == "h" and (kind != "h" or level != block.level):
+    if block.kind == "h":  # a heading goes on only with a line of the same level (a two-line title)
+        if kind != "h" or level != block.level:
+            return False
+    elif kind != "p":  # a paragraph or a list item goes on with plain lines only
         return False
     # OCR sizes come from box heights, which vary with ascenders and descenders: compare them loosely.
     if abs(last.size - line.size) > max(0.6, 0.2 * line.size) or last.bold != line.bold:
