@@ -99,3 +99,10 @@ def test_images_are_cached(client):
     first = client.get("/api/games/zorglub/pages/2").content
     size = pages._size
     assert client.get("/api/games/zorglub/pages/2").content == first and pages._size == size
+
+
+def test_the_page_route_is_documented(client):
+    spec = client.get("/openapi.json").json()
+    route = spec["paths"]["/api/games/{game_id}/pages/{label}"]["get"]
+    assert "image/webp" in route["responses"]["200"]["content"]
+    assert any(p["name"] == "passage" for p in route["parameters"])
