@@ -24,7 +24,9 @@ def _arabic(label: str) -> int | None:
 def number_pages(labels: list[str], pages: list[PageText | None]) -> tuple[str, list[int | None]]:
     """("labels" | "printed" | "physical", the printed number of each page or None)."""
     count = len(labels)
-    if any(labels):
+    # Labels that only repeat the positions (1..N, what some exporters write by default) say nothing the
+    # printed numbers could not say better.
+    if any(labels) and labels != [str(i + 1) for i in range(count)]:
         return "labels", [_arabic(label) for label in labels]
     printed: dict[int, str] = {}
     for page in pages:

@@ -34,3 +34,20 @@ def test_printed_number(text, number):
 
 def test_page_ref_ranges():
     assert page_ref([2]) == "(p. 2)" and page_ref([3, 2]) == "(p. 2-3)" and page_ref([2, 5]) == "(p. 2, 5)"
+
+
+def _page(index, footer):
+    from indexer.pdf.layout import PageText, TextLine
+
+    return PageText(index, 595, 842, margin=[TextLine(footer, 290, 810, 300, 820, 9, False)] if footer else [])
+
+
+def test_numbering_labels_then_printed_then_physical():
+    from indexer.pdf.numbering import number_pages
+
+    pages = [_page(0, None), _page(1, "1"), _page(2, "2"), _page(3, "3")]
+    assert number_pages(["Couverture", "1", "2", "3"], pages) == ("labels", [None, 1, 2, 3])
+    # Labels equal to the positions are an exporter's default: the printed numbers win.
+    assert number_pages(["1", "2", "3", "4"], pages) == ("printed", [None, 1, 2, 3])
+    assert number_pages(["", "", "", ""], pages) == ("printed", [None, 1, 2, 3])
+    assert number_pages(["", "", "", ""], [_page(i, None) for i in range(4)]) == ("physical", [1, 2, 3, 4])
