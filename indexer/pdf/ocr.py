@@ -40,8 +40,11 @@ def _tsv_lines(tsv: str, scale: float, para: tuple = ()) -> list[TextLine]:
         # A word's box height is about 1.4 x-heights for mixed text: the line's tallest box stands for the size.
         size = max(int(w[9]) for w in words) * scale
         text = normalise(" ".join(w[11] for w in words))
+        # Words far apart on one line are table cells: the line is then a row, kept on its own.
+        cells = 1 + sum(1 for a, b in zip(words, words[1:])
+                        if int(b[6]) - int(a[6]) - int(a[8]) > 2 * max(int(a[9]), int(b[9])))
         out.append(TextLine(text, min(left) * scale, min(top) * scale, max(right) * scale, max(bottom) * scale,
-                            round(size), False, para=(*para, *key[:2])))
+                            round(size), False, cells=cells, para=(*para, *key[:2])))
     return out
 
 
