@@ -172,6 +172,7 @@ def test_a_scan_is_read_by_tesseract_with_printed_pages(scanned_pdf, tesseract, 
     lines = body_lines(result.markdown)
     for sentence, pages in [
         ("La partie s'arrête dès qu'un joueur possède sept cartes de la même couleur.", (3,)),
+        ("Dé doré 1 point", (3,)),  # a table row, kept on its own line
         ("Les cartes restantes forment la pile de défausse, face visible, au centre.", (1,)),
         ("La partie se déroule en plusieurs manches successives, chacune composée de trois phases "
          "jouées dans l'ordre.", (1, 2)),
