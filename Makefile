@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps index model calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps index model calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -36,11 +36,15 @@ browser-deps:
 db-deps:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 
+# Debian's tesseract with its French data, for `rulesqa import --ocr` and its tests.
+ocr-deps:
+	@command -v tesseract >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-fra >/dev/null; }
+
 lint: install
 	$(BIN)/ruff check indexer service eval rulesqa tests benchmarks
 
 # The whole suite, real model and browser included: what CI runs (.ci/run).
-test: lint browser-deps db-deps
+test: lint browser-deps db-deps ocr-deps
 	$(BIN)/python -m pytest
 
 # The inner loop: lint and every test that needs neither the real model nor a browser (under a minute).

@@ -13,7 +13,10 @@ from indexer.pages import PageRefError, extract_pages
 
 GAME_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 TEXT_KEYS = ("title", "author", "publisher", "players", "duration", "age", "expansions", "rules", "updated")
-KNOWN_KEYS = ("id", "aliases", "year", *TEXT_KEYS)
+# Written by `rulesqa import` (indexer/pdf): the PDF beside the file, how pages were numbered, OCR used.
+SOURCE_KEYS = ("source", "pages", "ocr")
+PAGE_NUMBERING = ("labels", "printed", "physical")
+KNOWN_KEYS = ("id", "aliases", "year", *TEXT_KEYS, *SOURCE_KEYS)
 HEADING = re.compile(r"^(#{1,3})\s+(\S.*)$")
 BULLET = re.compile(r"^- (?:\*\*(?P<title>[^*]+)\*\*\s+)?(?P<text>\S.*)$")
 QUESTION = re.compile(r"^Q:\s*(?P<question>\S.*)$")
@@ -33,6 +36,9 @@ class Game:
     expansions: str | None = None
     rules: str | None = None
     updated: str | None = None
+    source: str | None = None  # the rulebook PDF, a file name in the corpus folder
+    pages: str | None = None  # labels | printed | physical
+    ocr: str | None = None
     path: str = ""
 
 
@@ -118,13 +124,18 @@ def _parse_header(path: Path, lines: list[str]) -> tuple[Game, int]:
         if not re.fullmatch(r"\d{4}", values["year"]):
             raise CorpusError(path, where["year"], f"année « {values['year']} » invalide (quatre chiffres)")
         year = int(values["year"])
+    if "source" in values and (Path(values["source"]).name != values["source"]
+                               or not values["source"].lower().endswith(".pdf")):
+        raise CorpusError(path, where["source"], f"source « {values['source']} » invalide (un fichier .pdf du corpus)")
+    if "pages" in values and values["pages"] not in PAGE_NUMBERING:
+        raise CorpusError(path, where["pages"], f"pages « {values['pages']} » invalide ({', '.join(PAGE_NUMBERING)})")
     aliases = tuple(a.strip() for a in values.get("aliases", "").split(",") if a.strip())
     game = Game(
         id=values["id"],
         aliases=aliases,
         year=year,
         path=str(path),
-        **{key: values.get(key) for key in TEXT_KEYS},
+        **{key: values.get(key) for key in (*TEXT_KEYS, *SOURCE_KEYS)},
     )
     return game, body_start
 

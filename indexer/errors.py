@@ -50,3 +50,7 @@ class EvalError(RulesqaError):
 
 class LogStoreError(RulesqaError):
     """The questions log's database cannot be opened, read or written."""
+
+
+class PdfError(RulesqaError):
+    """A rulebook PDF that cannot be imported: not a PDF, encrypted, corrupt, empty, without text."""

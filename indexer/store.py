@@ -24,7 +24,7 @@ import numpy as np
 
 from indexer.analysis import ANALYZER_VERSION
 from indexer.atomic import folder_replaced
-from indexer.corpus import Game
+from indexer.corpus import SOURCE_KEYS, Game
 from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
 
@@ -48,7 +48,9 @@ def lexical_text(passage: Passage, game: Game) -> str:
 def corpus_hash(games: list[Game], passages: list[Passage]) -> str:
     canonical = json.dumps(
         {
-            "games": [{k: v for k, v in asdict(g).items() if k != "path"} for g in games],
+            # The PDF keys only when set: a corpus without imported PDFs keeps the hash (and index) it had.
+            "games": [{k: v for k, v in asdict(g).items() if k != "path" and not (k in SOURCE_KEYS and v is None)}
+                      for g in games],
             "passages": [p.to_dict() for p in passages],
         },
         ensure_ascii=False,

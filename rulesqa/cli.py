@@ -327,3 +327,25 @@ def _calibrate(answerer, embedder, gold) -> None:
     typer.echo(f"abstention : {chosen.abstention}")
     typer.echo(f"mesuré sur dev : {info['measured']}")
     typer.echo(str(calibration.CALIBRATION_FILE))
+
+
+@app.command("import")
+def import_rulebook(
+    pdf: Path = typer.Argument(..., help="Le livret de règles en PDF."),
+    game: str = typer.Option(..., "--game", help="Id du jeu (minuscules, chiffres, tirets)."),
+    title: str = typer.Option(..., "--title", help="Nom du jeu montré aux joueurs."),
+    alias: list[str] = typer.Option([], "--alias", help="Autre nom du jeu (répétable)."),
+    corpus: Optional[Path] = CorpusOpt,
+    ocr: bool = typer.Option(False, "--ocr", help="Lire un PDF scanné (sans texte) avec tesseract."),
+    force: bool = typer.Option(False, "--force", help="Remplacer un jeu déjà importé."),
+):
+    """Importer un livret PDF : écrit DOSSIER/ID.md (pages imprimées citées) et copie le PDF à côté."""
+    from indexer.pdf import import_pdf
+
+    corpus_dir = settings(corpus_dir=corpus).corpus_dir
+    result = run(lambda: import_pdf(pdf, corpus_dir, game, title, alias, ocr=ocr, force=force))
+    skipped = f" ; pages sans numéro arabe ignorées : {', '.join(result.skipped)}" if result.skipped else ""
+    ocr_note = f" ; {result.ocr_pages} page(s) lue(s) par OCR" if result.ocr_pages else ""
+    typer.echo(f"{result.blocks} blocs, pages {result.imported_pages[0]} à {result.imported_pages[-1]} "
+               f"(numérotation : {result.numbering}){ocr_note}{skipped}", err=True)
+    typer.echo(str(result.markdown))

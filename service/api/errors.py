@@ -61,6 +61,12 @@ def install(app: FastAPI) -> None:
         status = 404 if request.method == "GET" else 422
         return JSONResponse({"detail": str(exc)}, status_code=status)
 
+    from service.pages import PageNotFound
+
+    @app.exception_handler(PageNotFound)
+    async def _page(request: Request, exc: PageNotFound):
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+
     @app.exception_handler(IndexMismatchError)
     async def _index(request: Request, exc: IndexMismatchError):
         return JSONResponse({"detail": str(exc)}, status_code=503)

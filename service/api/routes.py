@@ -4,7 +4,7 @@ import time
 from functools import partial
 
 import anyio
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 
 from service import limits
 from service.answer import Answerer, validate
@@ -46,7 +46,7 @@ def _game(answerer: Answerer, game) -> dict:
     return {
         "id": game.id, "title": game.title, "aliases": list(game.aliases), "author": game.author,
         "publisher": game.publisher, "year": game.year, "players": game.players, "duration": game.duration,
-        "age": game.age, "passages": counts.get(game.id, 0),
+        "age": game.age, "passages": counts.get(game.id, 0), "pdf": bool(getattr(game, "source", None)),
     }
 
 
@@ -77,3 +77,26 @@ def health(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict
         "calibration": answerer.calibration.source,
         "log": log_status(request.app),
     }
+
+
+def get_pages(request: Request):
+    """The page renderer of this app, made on first use (the corpus folder comes from the settings)."""
+    from service.pages import PageImages
+
+    if getattr(request.app.state, "pages", None) is None:
+        request.app.state.pages = PageImages(request.app.state.settings.corpus_dir)
+    return request.app.state.pages
+
+
+@router.get("/api/games/{game_id}/pages/{label}", tags=["jeux"], summary="Une page du livret (image)",
+            response_class=Response,
+            responses={200: {"content": {"image/webp": {}}, "description": "La page, en WebP"},
+                       404: {"model": ErrorBody, "description": "Jeu, page ou livret PDF introuvable"}})
+async def page_image(game_id: str, label: str, request: Request, passage: str | None = None,
+                     answerer: Answerer = Depends(get_answerer), pages=Depends(get_pages)) -> Response:
+    """La page imprimée `label` du livret PDF du jeu ; avec `?passage=ID`, les lignes du passage surlignées."""
+    game = answerer.retriever.game(game_id)
+    lines = [p.text.split("\n") for p in answerer.retriever.passages if p.id == passage and p.game == game_id]
+    data = await anyio.to_thread.run_sync(partial(pages.image, game, label, lines[0] if lines else ()),
+                                          limiter=request.app.state.limiter)
+    return Response(data, media_type="image/webp", headers={"Cache-Control": "public, max-age=3600"})

@@ -59,6 +59,7 @@ class Game(BaseModel):
     duration: str | None
     age: str | None
     passages: int = Field(..., description="Nombre de passages indexés.")
+    pdf: bool = Field(False, description="Livret PDF disponible : GET /api/games/{id}/pages/{page} en donne les pages.")
 
 
 class GamesResponse(BaseModel):

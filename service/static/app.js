@@ -81,6 +81,8 @@
     try {
       const body = await api("/api/games");
       games = new Map(body.games.map((g) => [g.id, g]));
+      RulesqaCore.enableViewer({ url: (path) => `/${path}`, games: body.games.filter((g) => g.pdf).map((g) => g.id),
+        host: document.body });
     } catch (err) {
       ui.gamesError.replaceChildren(
         `${err.message} La liste des jeux n'a pas pu être chargée ; le jeu sera reconnu dans la question. `,

@@ -133,22 +133,128 @@ const RulesqaCore = (() => {
   }
 
   // The chip shows the server's short citation ("p. 6", or the section); screen readers get the full one
-  // ("Karuba, livret p. 6"). Without a short form the chip shows the full citation.
-  function chip(short, citation, extraClass = "") {
+  // ("Karuba, livret p. 6"). Without a short form the chip shows the full citation. The chip of a passage
+  // from a game with a PDF rulebook is a button that opens the cited page (see the page viewer below).
+  function chip(short, citation, extraClass = "", passage = null) {
     const label = citation || short || "";
+    const withPage = pageViewer && passage && passage.pages && passage.pages.length && pageViewer.games.has(passage.game);
+    if (withPage) {
+      const button = el("button", { type: "button", class: `chip chip-page ${extraClass}`.trim(),
+        title: `Voir la page : ${label}` }, icon("book"), el("span", { "aria-hidden": "true", text: short || label }),
+        el("span", { class: "visually-hidden", text: `Voir la page du livret : ${label}` }));
+      button.addEventListener("click", (event) => {
+        event.preventDefault(); // inside a <summary>: open the page, do not fold the passage
+        event.stopPropagation();
+        openPage(passage, label);
+      });
+      return button;
+    }
     return el("span", { class: `chip ${extraClass}`.trim(), title: label },
       icon("book"), el("span", { "aria-hidden": "true", text: short || label }),
       el("span", { class: "visually-hidden", text: `Source : ${label}` }));
   }
 
   function passageChip(passage, extraClass) {
-    return chip(passage.short_citation, passage.citation, extraClass);
+    return chip(passage.short_citation, passage.citation, extraClass, passage);
   }
 
   // The chip of a cited passage, by id, with a citation the server gave for it (answer, warning).
   function citedChip(data, id, citation, extraClass) {
     const passage = passageById(data, id);
-    return chip(passage ? passage.short_citation : "", citation, extraClass);
+    return chip(passage ? passage.short_citation : "", citation, extraClass, passage);
+  }
+
+  // ---------- the page viewer: the cited page of a PDF rulebook, the passage highlighted ----------
+
+  let pageViewer = null; // { url, games: Set of ids with a PDF, host }
+
+  const VIEWER_CSS = `
+.page-viewer { position: fixed; inset: 0; z-index: 2147483646; display: flex; flex-direction: column;
+  background: #1c1c1c; color: #fff; font: 15px/1.4 system-ui, sans-serif; }
+.page-viewer[hidden] { display: none; }
+.page-viewer-bar { display: flex; align-items: center; gap: 8px; padding: 8px 10px; }
+.page-viewer-title { flex: 1; margin: 0; font-size: 15px; font-weight: 600; }
+.page-viewer button { min-width: 44px; min-height: 44px; border: 0; border-radius: 8px; background: rgb(255 255 255 / 14%);
+  color: #fff; font: inherit; cursor: pointer; }
+.page-viewer button svg { width: 22px; height: 22px; }
+.page-viewer button:disabled { opacity: .35; cursor: default; }
+.page-viewer-scroll { flex: 1; overflow: auto; touch-action: pan-x pan-y pinch-zoom; -webkit-overflow-scrolling: touch; }
+.page-viewer-img { display: block; width: 100%; max-width: 900px; margin: 0 auto; background: #fff; }
+.page-viewer.is-zoomed .page-viewer-img { width: 200%; max-width: none; }
+.page-viewer-status { margin: 0; padding: 4px 12px 10px; text-align: center; }
+.chip-page { cursor: pointer; font: inherit; }
+`;
+
+  // `url` maps an API path as in client(); `games` lists the games whose passages have a page image;
+  // `host` is where the viewer and its style go (document.body, or the widget's shadow root).
+  function enableViewer({ url = (path) => path, games, host }) {
+    pageViewer = { url, games: new Set(games), host, node: null };
+  }
+
+  function viewerNode() {
+    if (pageViewer.node) return pageViewer.node;
+    const title = el("p", { class: "page-viewer-title", id: "page-viewer-title" });
+    const prev = el("button", { type: "button", "aria-label": "Page précédente", text: "‹" });
+    const next = el("button", { type: "button", "aria-label": "Page suivante", text: "›" });
+    const zoom = el("button", { type: "button", "aria-label": "Agrandir", "aria-pressed": "false", text: "+" });
+    const close = el("button", { type: "button", "aria-label": "Fermer la page" }, icon("close"));
+    const img = el("img", { class: "page-viewer-img", alt: "" });
+    const status = el("p", { class: "page-viewer-status", role: "status" });
+    const node = el("div", { class: "page-viewer", role: "dialog", "aria-modal": "true",
+      "aria-labelledby": "page-viewer-title" },
+    el("div", { class: "page-viewer-bar" }, title, prev, next, zoom, close),
+    el("div", { class: "page-viewer-scroll" }, img), status);
+    node.hidden = true;
+    const state = { node, title, prev, next, zoom, close, img, status, passage: null, index: 0, back: null };
+    close.addEventListener("click", () => closePage());
+    zoom.addEventListener("click", () => {
+      const zoomed = node.classList.toggle("is-zoomed");
+      zoom.setAttribute("aria-pressed", String(zoomed));
+    });
+    prev.addEventListener("click", () => showPage(state.index - 1));
+    next.addEventListener("click", () => showPage(state.index + 1));
+    node.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") closePage();
+    });
+    img.addEventListener("load", () => { status.textContent = ""; });
+    img.addEventListener("error", () => { status.textContent = "La page n'a pas pu être chargée."; });
+    pageViewer.host.append(el("style", { text: VIEWER_CSS }), node);
+    pageViewer.node = state;
+    return state;
+  }
+
+  function showPage(index) {
+    const v = pageViewer.node;
+    const pages = v.passage.pages;
+    v.index = Math.max(0, Math.min(index, pages.length - 1));
+    const page = pages[v.index];
+    v.title.textContent = pages.length > 1 ? `${v.label} — page ${page}` : v.label;
+    v.img.alt = `Page ${page} du livret`;
+    v.status.textContent = "Chargement de la page…";
+    const path = `api/games/${encodeURIComponent(v.passage.game)}/pages/${encodeURIComponent(page)}` +
+      `?passage=${encodeURIComponent(v.passage.id)}`;
+    v.img.src = pageViewer.url(path);
+    v.prev.disabled = v.index === 0;
+    v.next.disabled = v.index === pages.length - 1;
+    v.prev.hidden = v.next.hidden = pages.length < 2;
+  }
+
+  function openPage(passage, label) {
+    const v = viewerNode();
+    v.passage = passage;
+    v.label = label;
+    v.back = pageViewer.host.activeElement || document.activeElement; // a shadow root knows its own focus
+    v.node.hidden = false;
+    showPage(0);
+    v.close.focus();
+  }
+
+  function closePage() {
+    const v = pageViewer && pageViewer.node;
+    if (!v || v.node.hidden) return;
+    v.node.hidden = true;
+    v.img.removeAttribute("src");
+    if (v.back && v.back.focus) v.back.focus();
   }
 
   // The other passages of the answer set, after the quoted one; null when the quote says it all.
@@ -211,6 +317,6 @@ const RulesqaCore = (() => {
 
   return {
     el, icon, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
-    passageChip, citedChip, seeAlso, commonMistake, refusalText, feedback,
+    passageChip, citedChip, seeAlso, commonMistake, refusalText, feedback, enableViewer, closePage,
   };
 })();

@@ -269,6 +269,8 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     gamesLoaded = gamesLoaded || api("api/games")
       .then((body) => {
         games = new Map(body.games.map((g) => [g.id, g]));
+        RulesqaCore.enableViewer({ url: (path) => new URL(path, scriptUrl).href,
+          games: body.games.filter((g) => g.pdf).map((g) => g.id), host: shadow });
         const options = [...games.values()]
           .sort((a, b) => a.title.localeCompare(b.title, "fr"))
           .map((g) => el("option", { value: g.id, text: g.title }));

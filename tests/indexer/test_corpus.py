@@ -81,6 +81,11 @@ def test_edited_text_changes_only_its_own_id(tmp_path):
     assert changed == [False, True, False, False, False, False]
 
 
+def test_header_of_an_imported_pdf(tmp_path):
+    game = read_game(write(tmp_path, "jeu.md", header("source: jeu.pdf\npages: labels\nocr: tesseract\n"))).game
+    assert (game.source, game.pages, game.ocr) == ("jeu.pdf", "labels", "tesseract")
+
+
 def header(extra: str = "") -> str:
     return f"---\nid: jeu\ntitle: Jeu\n{extra}---\n\n# Règles\n\nUne règle.\n"
 
@@ -103,6 +108,9 @@ def header(extra: str = "") -> str:
         (header().replace("Une règle.", "Une règle. (p 12)"), 8, "référence de page mal formée"),
         (header().replace("Une règle.", "Une règle. (p. 9-2)"), 8, "plage de pages invalide"),
         (header().replace("Une règle.", "Q: Une question ?"), 8, "question sans réponse"),
+        (header("source: ../livret.pdf\n"), 4, "source « ../livret.pdf » invalide"),
+        (header("source: livret.txt\n"), 4, "source « livret.txt » invalide"),
+        (header("pages: imprimées\n"), 4, "pages « imprimées » invalide"),
     ],
 )
 def test_bad_input_is_reported_with_file_and_line(tmp_path, text, line, fragment):

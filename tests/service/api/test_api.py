@@ -91,6 +91,7 @@ def test_games_and_one_game(client):
     assert karuba == {
         "id": "karuba", "title": "Karuba", "aliases": [], "author": "Rüdiger Dorn", "publisher": "HABA",
         "year": 2015, "players": "2 à 4", "duration": "30 à 40 min", "age": "8 ans et +", "passages": 18,
+        "pdf": False,
     }
     assert next(g for g in games if g["id"] == "sans-arret")["aliases"][0] == "Can't Stop"
 

@@ -1,0 +1,111 @@
+"""Rulebook PDF -> one corpus Markdown file citing the printed pages (`rulesqa import`).
+
+The Markdown stays the single source `rulesqa index` reads, so a person can review and correct an import;
+the PDF is copied beside it (header `source:`) for the page images, with a layout sidecar for highlights.
+"""
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexer.errors import CorpusError, PdfError
+from indexer.pdf.writer import LAYOUT_SUFFIX
+
+GAME_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+@dataclass
+class ImportResult:
+    markdown: Path
+    pdf: Path
+    layout: Path
+    pages: int  # pages of the PDF
+    imported_pages: list[int]  # printed pages whose text was imported
+    skipped: list[str]  # PDF pages left out (no arabic number: cover, front matter), by label or position
+    numbering: str  # labels | printed | physical
+    ocr_pages: int
+    blocks: int
+
+
+def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: list[str] = (),
+               ocr: bool = False, force: bool = False) -> ImportResult:
+    from indexer.corpus import read_game
+    from indexer.pdf.layout import open_pdf, page_labels, read_layout, text_chars
+    from indexer.pdf.numbering import number_pages, running_lines
+    from indexer.pdf.structure import build_blocks
+    from indexer.pdf.writer import layout_json, render_markdown, write_atomic
+
+    pdf, corpus_dir = Path(pdf), Path(corpus_dir)
+    if not GAME_ID.match(game_id):
+        raise PdfError(f"id « {game_id} » invalide (minuscules, chiffres et tirets, ex. « zorglub »)")
+    if not title.strip():
+        raise PdfError("titre vide (--title)")
+    if not corpus_dir.is_dir():
+        raise PdfError(f"dossier de corpus introuvable : {corpus_dir}")
+    target = corpus_dir / f"{game_id}.md"
+    if target.exists() and not force:
+        raise PdfError(f"le jeu « {game_id} » existe déjà ({target}) : --force pour le remplacer")
+    other = _file_with_id(corpus_dir, game_id, target)
+    if other is not None:
+        raise PdfError(f"l'id « {game_id} » est déjà celui de {other} : choisissez un autre --game")
+
+    doc = open_pdf(pdf)
+    try:
+        labels = page_labels(doc)
+        chars = text_chars(doc)
+        scanned = [i for i, n in enumerate(chars) if n == 0]
+        if len(scanned) == len(chars) and not ocr:
+            raise PdfError(f"{pdf.name} n'a pas de texte (un scan ?) : relancez avec --ocr pour le lire par OCR")
+        pages = read_layout(pdf, skip=set(scanned) if ocr else set())
+        if ocr and scanned:
+            from indexer.pdf.ocr import ocr_pages
+
+            for i, page in ocr_pages(doc, scanned).items():
+                pages[i] = page
+    finally:
+        doc.close()
+
+    numbering, numbers = number_pages(labels, pages)
+    blocks = build_blocks(pages, numbers, running_lines(pages))
+    if not blocks:
+        raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
+    header = {"id": game_id, "title": title.strip(), "aliases": ", ".join(a.strip() for a in aliases if a.strip()),
+              "source": f"{game_id}.pdf", "pages": numbering, "ocr": "tesseract" if ocr and scanned else ""}
+    markdown, lines = render_markdown(header, blocks)
+    page_map = {n: i for i, n in enumerate(numbers) if n is not None}
+
+    # Checked as `rulesqa index` will read it, before anything is written (outside the corpus folder, where
+    # an index build running meanwhile would read it as a game).
+    with tempfile.TemporaryDirectory(prefix="rulesqa-import-") as tmp:
+        probe = Path(tmp) / f"{game_id}.md"
+        probe.write_text(markdown, encoding="utf-8")
+        try:
+            read_game(probe)
+        except CorpusError as exc:
+            raise PdfError(f"import incohérent ({exc.reason}) : signalez ce PDF") from None
+
+    layout = corpus_dir / f"{game_id}{LAYOUT_SUFFIX}"
+    copy = corpus_dir / f"{game_id}.pdf"
+    if pdf.resolve() != copy.resolve():
+        write_atomic(copy, pdf.read_bytes())
+    write_atomic(layout, layout_json(page_map, lines))
+    write_atomic(target, markdown.encode("utf-8"))  # last: the game exists once its text does
+    skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
+    return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
+                        len(scanned) if ocr else 0, len(blocks))
+
+
+def _file_with_id(corpus_dir: Path, game_id: str, target: Path) -> Path | None:
+    """Another corpus file that declares this id (two files with one id would stop the index build)."""
+    wanted = re.compile(rf"^id:\s*{re.escape(game_id)}\s*$", re.M)
+    for path in sorted(corpus_dir.glob("*.md")):
+        if path.name.lower() == "readme.md" or path == target:
+            continue
+        try:
+            head = path.read_text("utf-8", errors="replace")[:4000]
+        except OSError:
+            continue
+        if wanted.search(head.split("\n---", 1)[0] if head.startswith("---") else ""):
+            return path
+    return None

@@ -1,0 +1,75 @@
+"""Blocks -> the corpus Markdown (header, `#` sections, one line per paragraph, bullet or table row, each
+ending with its pages) and the layout sidecar (where each line is printed, for highlighting)."""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from indexer.pdf.structure import Block
+
+LAYOUT_SUFFIX = ".layout.json"
+
+
+def page_ref(pages: list[int]) -> str:
+    pages = sorted(set(pages))
+    if len(pages) > 1 and pages == list(range(pages[0], pages[-1] + 1)):
+        return f"(p. {pages[0]}-{pages[-1]})"
+    return "(p. " + ", ".join(map(str, pages)) + ")"
+
+
+def _safe(text: str) -> str:
+    # A paragraph must not be read back as a heading, a question or a bullet it is not.
+    if text.startswith("#"):
+        return text.lstrip("#").strip()
+    if text.startswith("Q:"):
+        return "Q :" + text[2:]
+    if text.startswith("- "):
+        return "– " + text[2:]
+    return text
+
+
+def render_markdown(header: dict[str, str], blocks: list[Block]) -> tuple[str, list[dict]]:
+    """The file's text, and for each written line its text (without marker) and its boxes."""
+    out = ["---", *(f"{k}: {v}" for k, v in header.items() if v), "---", ""]
+    layout = []
+    previous = None
+    for block in blocks:
+        text = _safe(block.text) if block.kind != "li" else block.text
+        if block.kind == "h":
+            line = f"{'#' * block.level} {text} {page_ref(block.pages)}"
+            out += ([""] if out[-1] else []) + [line, ""]
+        elif block.kind in ("li", "row"):
+            # A list stays one block (one passage per bullet); the lead line ending with ":" stays with it.
+            glued = previous is not None and (previous.kind == block.kind or
+                                              (previous.kind == "p" and previous.text.endswith(":")))
+            if not glued and out[-1]:
+                out.append("")
+            line = f"- {text} {page_ref(block.pages)}" if block.kind == "li" else f"{text} {page_ref(block.pages)}"
+            out.append(line)
+        else:
+            if out[-1]:
+                out.append("")
+            line = f"{text} {page_ref(block.pages)}"
+            out.append(line)
+        layout.append({"text": text, "boxes": [list(b) for b in block.boxes]})
+        previous = block
+    return "\n".join(out).rstrip() + "\n", layout
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write beside the target and rename, so a reader (the indexer, the page server) never sees half a file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def layout_json(pages: dict[int, int], lines: list[dict]) -> bytes:
+    return json.dumps({"version": 1, "pages": {str(k): v for k, v in pages.items()}, "lines": lines},
+                      ensure_ascii=False, separators=(",", ":")).encode()
