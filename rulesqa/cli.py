@@ -131,7 +131,7 @@ def ask(
 
     query = run(lambda: validate(question, game, k, mode))  # before loading anything heavy
     conf = settings(index_dir=index_dir, model=model, log_questions=False if no_log else None)
-    answerer = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder()))
+    answerer = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder(), cache_dir=conf.cache_dir))
     result = _answer_logged(conf, answerer, query).to_dict()
     if as_json:
         print_json(result)

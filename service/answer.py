@@ -112,18 +112,20 @@ class Findings:
 
 
 class Answerer:
-    def __init__(self, retriever: Retriever, calibration: Calibration = Calibration()):
+    def __init__(self, retriever: Retriever, calibration: Calibration = Calibration(), cache_dir: Path | None = None):
         self.retriever = retriever
         self.calibration = calibration
         self.names = GameNames(retriever.games)
-        self.signaller = Signaller(retriever.embedder, retriever.passages, retriever.games)
+        self.signaller = Signaller(retriever.embedder, retriever.passages, retriever.games, cache_dir)
         self.mistakes = Mistakes(retriever.passages)
 
     @classmethod
-    def load(cls, index_dir: Path, embedder: Embedder, calibration: Calibration | None = None) -> Answerer:
-        """The answerer over an index; without `calibration`, the one measured for the model (or the defaults)."""
+    def load(cls, index_dir: Path, embedder: Embedder, calibration: Calibration | None = None,
+             cache_dir: Path | None = None) -> Answerer:
+        """The answerer over an index; without `calibration`, the one measured for the model (or the defaults).
+        `cache_dir` keeps what start-up computes from the model alone (service/refusal.py)."""
         calibration = calibration or load_calibration(embedder.model_id)
-        return cls(Retriever.load(index_dir, embedder, calibration.fusion), calibration)
+        return cls(Retriever.load(index_dir, embedder, calibration.fusion), calibration, cache_dir)
 
     @property
     def policy(self) -> AbstentionPolicy:

@@ -17,9 +17,12 @@ nothing here knows a particular game.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -75,12 +78,38 @@ def reference_questions() -> dict[str, tuple[str, ...]]:
     return {kind: tuple(data[kind]) for kind in REFERENCE_KINDS}
 
 
+def reference_vectors(embedder, cache_dir: Path | None = None) -> dict[str, np.ndarray]:
+    """The reference questions' vectors. With `cache_dir`, they are kept there, keyed by the model's
+    fingerprint and the questions, so a restart reads them instead of encoding them again (about a second)."""
+    refs = reference_questions()
+    if cache_dir is None:
+        return {kind: embedder.encode_queries(list(texts)) for kind, texts in refs.items()}
+    key = hashlib.sha256(json.dumps([embedder.fingerprint(), refs], ensure_ascii=False).encode()).hexdigest()
+    path = Path(cache_dir) / f"reference-questions-{key[:20]}.npz"
+    try:
+        with np.load(path) as cached:
+            vectors = {kind: cached[kind] for kind in refs}
+        if all(v.shape == (len(refs[kind]), embedder.dim) for kind, v in vectors.items()):
+            return vectors
+    except (OSError, ValueError, KeyError):
+        pass  # absent or unreadable: encode and rewrite it
+    vectors = {kind: embedder.encode_queries(list(texts)) for kind, texts in refs.items()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".refs-", suffix=".npz", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **vectors)
+        os.replace(tmp, path)  # atomic: a reader sees the old file or the whole new one
+    except OSError:
+        pass  # a read-only disk only costs the encoding at the next start
+    return vectors
+
+
 class Signaller:
     """Computes Signals; built once per loaded index (it embeds the reference questions once)."""
 
-    def __init__(self, embedder, passages, games):
-        refs = reference_questions()
-        self._refs = {kind: embedder.encode_queries(list(texts)) for kind, texts in refs.items()}
+    def __init__(self, embedder, passages, games, cache_dir: Path | None = None):
+        self._refs = reference_vectors(embedder, cache_dir)
         self._vocabulary = _vocabulary(passages, games)
         self._terms = {p.id: set(analyze(p.text)) for p in passages}
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}

@@ -24,6 +24,7 @@ class Settings(BaseSettings):
     index_dir: Path = Field(REPO / "var" / "index", description="Dossier de l'index.")
     corpus_dir: Path = Field(REPO / "corpus", description="Corpus, pour (re)construire l'index.")
     model: str | None = Field(None, description="Modèle sentence-transformers ; défaut : e5-small local.")
+    cache_dir: Path = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
     model_dir: Path = Field(REPO / "var" / "models" / MODEL_NAME, description="Où le modèle e5-small est construit.")
     threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")
     # The API is read-only, unauthenticated and uses no cookies, and the widget is meant to be embedded
@@ -51,7 +52,7 @@ class Settings(BaseSettings):
             return [origin.strip() for origin in value.split(",") if origin.strip()]
         return value
 
-    @field_validator("index_dir", "corpus_dir", "model_dir", mode="after")
+    @field_validator("index_dir", "corpus_dir", "model_dir", "cache_dir", mode="after")
     @classmethod
     def _expand_user(cls, value: Path) -> Path:
         return value.expanduser()

@@ -29,7 +29,7 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
         # Building: the model the corpus asks for (adapting it on first use); else the index's own model.
         embedder = settings.corpus_embedder() if build and Path(corpus_dir).is_dir() else settings.index_embedder()
     try:
-        answerer = Answerer.load(index_dir, embedder)
+        answerer = Answerer.load(index_dir, embedder, cache_dir=settings.cache_dir)
     except IndexMismatchError as exc:
         if not build:
             raise
@@ -43,4 +43,4 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
     result = build_index(corpus_dir, index_dir, embedder, progress=False)
     log.info("index construit : %s passages (%s réutilisés) en %s s", result.manifest.corpus.passages,
              result.stats.reused, result.stats.seconds)
-    return Answerer.load(index_dir, embedder)
+    return Answerer.load(index_dir, embedder, cache_dir=settings.cache_dir)

