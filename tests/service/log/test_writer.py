@@ -80,7 +80,8 @@ def test_a_full_queue_drops_instead_of_waiting(tmp_path):
     locker.execute("BEGIN EXCLUSIVE")  # the writer is stuck on its first batch
     writer = LogWriter(Store(f"sqlite:///{path}"), 90, max_queue=2, retry_s=1.0).start()
     results = [writer.submit(rec(f"q{i}")) for i in range(10)]
-    assert results.count(False) >= 7 and writer.status == "degraded"
+    # Accepted: at most a full queue (2) plus the batch the writer already took from it (at most 2).
+    assert results.count(False) >= 6 and writer.status == "degraded"
     locker.execute("ROLLBACK")
     locker.close()
     assert writer.flush(timeout=10)
