@@ -54,6 +54,9 @@ class UnigramTokenizer:
         self._scores = scores.astype(np.float64).tolist()
         self._unk_score = float(scores.min()) - 10.0
         self._max_bytes = max(len(p.encode("utf-8")) for p in pieces)
+        # No piece is longer than this many characters: the engine's byte bound alone would keep trying
+        # up to 48 ASCII characters, none of which can match beyond it.
+        self._max_chars = max(len(p) for p in pieces)
         self._table = str.maketrans(normalization) if normalization else {}
 
     @classmethod
@@ -78,7 +81,7 @@ class UnigramTokenizer:
         for ch in s:
             c = ord(ch)
             nbytes.append(nbytes[-1] + (1 if c < 0x80 else 2 if c < 0x800 else 3 if c < 0x10000 else 4))
-        ids, scores, max_bytes = self._ids, self._scores, self._max_bytes
+        ids, scores, max_bytes, max_chars = self._ids, self._scores, self._max_bytes, self._max_chars
         lowest = -1e30
         best = [lowest] * (n + 1)
         best[0] = 0.0
@@ -88,7 +91,7 @@ class UnigramTokenizer:
             here = best[i]
             if here <= -1e29:
                 continue
-            for e in range(i + 1, n + 1):
+            for e in range(i + 1, min(n, i + max_chars) + 1):
                 if nbytes[e] - nbytes[i] > max_bytes:
                     break
                 idx = ids.get(s[i:e])
