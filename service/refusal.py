@@ -82,6 +82,7 @@ class Signaller:
         refs = reference_questions()
         self._refs = {kind: embedder.encode_queries(list(texts)) for kind, texts in refs.items()}
         self._vocabulary = _vocabulary(passages, games)
+        self.vocabulary = self._vocabulary  # the router never reads a corpus word as a misspelt title
         self._terms = {p.id: set(analyze(p.text)) for p in passages}
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
 
@@ -124,6 +125,7 @@ MESSAGES = {
     "off_topic": "Je réponds aux questions sur les règles des jeux de société ; celle-ci n'en est pas une.",
     "other_game": "Cette question semble porter sur un jeu que je ne connais pas ({names}). Je connais : {known}.",
     "not_in_rules": "Les règles de {game} ne répondent pas à cette question : le livret n'en parle pas.",
+    "ambiguous_game": "Précisez le jeu : {choices} ?",
     "weak_evidence": "Je ne trouve pas de réponse à cette question dans {where}. Voici les passages les plus proches.",
 }
 
@@ -131,5 +133,6 @@ MESSAGES = {
 def message(reason: str, game_title: str | None, names: tuple[str, ...], known_titles: list[str]) -> str:
     where = f"les règles de {game_title}" if game_title else "les règles des jeux que je connais"
     known = ", ".join(known_titles[:8]) + (" …" if len(known_titles) > 8 else "")
+    choices = ", ".join(known_titles[:-1]) + " ou " + known_titles[-1] if len(known_titles) > 1 else known
     return MESSAGES[reason].format(game=game_title or "ce jeu", where=where, names=", ".join(names) or "?",
-                                   known=known)
+                                   known=known, choices=choices)

@@ -114,3 +114,28 @@ def test_extract_answer_elsewhere_takes_the_sentence_closest_to_the_question():
     )
     answer = extract_answer(p, "Combien rapporte une pépite d'or ?")
     assert answer.startswith("Additionne tes trésors") and "plus haut total" not in answer
+
+
+def test_misspelt_title_routes_and_is_not_an_unknown_game(answerer):
+    result = answerer.ask("À Karouba, les pépites d'or rapportent combien ?")
+    assert result.game.id == "karuba" and result.game_detected is True
+    assert result.found is True and result.refusal is None
+    assert all(p.game == "karuba" for p in result.passages)
+
+
+def test_close_evidence_between_games_asks_which_game(answerer, monkeypatch):
+    from service import answer as answer_module
+
+    question = "les pépites d'or et les cristaux ramassés rapportent combien de points ?"
+    # Every other game counts as close: the answerer must ask rather than pick one.
+    monkeypatch.setattr(answer_module, "AMBIGUITY_MARGIN", 2.0)
+    result = answerer.ask(question).to_dict()
+    assert result["found"] is False and result["game"] is None and result["answer"] is None
+    refusal = result["refusal"]
+    assert refusal["reason"] == "ambiguous_game" and len(refusal["games"]) == 3
+    assert refusal["games"][0] == {"id": "karuba", "title": "Karuba"}
+    titles = [g["title"] for g in refusal["games"]]
+    assert refusal["message"] == f"Précisez le jeu : {titles[0]}, {titles[1]} ou {titles[2]} ?"
+    assert result["message"] == refusal["message"] and len(result["passages"]) == 5
+    # With the game given, the same question is answered.
+    assert answerer.ask(question, "karuba").found is True

@@ -101,9 +101,35 @@ def test_one_dense_search_per_question_with_an_approximate_index(counted, monkey
     monkeypatch.setattr(answerer.retriever, "_exact", False)  # as above EXACT_SEARCH_MAX passages (HNSW)
     for question in QUESTIONS:
         embedder.query_calls = index.searches = 0
-        # Routing ranks over all games, then within the routed game: one search serves them all.
+        # Routing ranks over all games, then within the routed game: one search serves them all. A game
+        # named in the question needs none: only its own passages are scored.
         assert answerer.ask(question, None, 10, "hybrid").to_dict() == exact[question]
-        assert (embedder.query_calls, index.searches) == (1, 1), question
+        named = answerer.names.find(question) is not None
+        assert (embedder.query_calls, index.searches) == (1, 0 if named else 1), question
+
+
+def test_scoring_one_game_ranks_as_filtering_all_games(fake_index):
+    """A question with a game scores that game's row range only; its rankings equal the shelf-wide
+    scores filtered to the game, scores included, in every mode."""
+    retriever = Retriever.load(fake_index, FakeEmbedder())
+    assert set(retriever._range_of_game) == set(retriever.game_ids) and retriever._postings_sorted
+    for question in QUESTIONS:
+        shelf = retriever.score(question)
+        for game in retriever.game_ids:
+            alone = retriever.score(question, game)
+            assert alone.game == game and len(alone.lexical) == len(retriever._rows_of_game[game])
+            for mode in MODES:
+                assert retriever.rank(alone, game, 10, mode) == retriever.rank(shelf, game, 10, mode)
+            with pytest.raises(ValueError):
+                retriever.rank(alone, None, 10, "hybrid")
+
+
+def test_likely_games_are_distinct_and_ordered(fake_index):
+    retriever = Retriever.load(fake_index, FakeEmbedder())
+    likely = retriever.likely_games(retriever.score("Les pépites d'or rapportent combien ?"), 3)
+    games = [g for g, _ in likely]
+    assert len(set(games)) == 3 and [c for _, c in likely] == sorted((c for _, c in likely), reverse=True)
+    assert games[0] == "karuba"
 
 
 @pytest.mark.parametrize("candidates", [retrieval.CANDIDATES, 4])

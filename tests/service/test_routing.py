@@ -31,3 +31,53 @@ def test_game_named_in_question(question, expected):
 
 def test_two_games_named_the_longest_name_wins():
     assert GameNames(GAMES).find("Sans Arrêt ressemble à Cubitos ?") == "sans-arret"
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("karouba : combien de points par pépite ?", "karuba"),  # one letter added
+        ("Dans Cubitso, on achète combien de dés ?", "cubitos"),  # two letters swapped
+        ("les cubird s'envolent quand ?", "cubirds"),  # one letter missing
+        ("can't stp : on relance ?", "sans-arret"),  # typo in the English alias
+        ("au sans aret qui gagne ?", "sans-arret"),
+        ("Règles du Petit Prince ?", "petit-prince"),  # the title's article dropped or changed
+        ("petit prince : combien de cartes ?", "petit-prince"),
+    ],
+)
+def test_typos_articles_and_english_names(question, expected):
+    games = [*GAMES, Game("petit-prince", "Le Petit Prince")]
+    assert GameNames(games, frozenset({"combien", "cartes", "points"})).find(question) == expected
+
+
+def test_corpus_words_and_short_names_are_never_read_as_misspelt_titles():
+    games = [Game("carte", "Carte"), Game("hive", "Hive"), Game("sans-arret", "Sans Arrêt")]
+    names = GameNames(games, frozenset({"cartes", "sans", "arreter", "dix"}))
+    assert names.find("combien de cartes en main ?") is None  # "cartes" is a word of the rules
+    assert names.find("on relance sans arrêter ?") is None  # two edits from a 9-letter name: too far
+    assert names.find("dix points") is None
+    assert names.find("hivr : qui commence ?") is None  # "Hive" is too short for a typo
+    assert names.find("une carte de plus ?") == "carte"  # but the exact name is still found
+
+
+def test_match_gives_the_span_of_the_name_in_the_question():
+    question = "Dans Karouba, les pépites ?"
+    match = GameNames(GAMES).match(question)
+    assert (match.game, question[match.start : match.end], match.distance) == ("karuba", "Karouba", 1)
+
+
+def test_thousands_of_games_each_found_by_its_title_with_one_typo():
+    import random
+
+    rng = random.Random(4)
+    syllables = ["ka", "ru", "bo", "ti", "zen", "mar", "lo", "vi", "dra", "pu", "nor", "sel", "qua", "fi"]
+    titles = sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(3, 4))).capitalize()
+                     for _ in range(3000)})
+    games = [Game(f"g{i}", t) for i, t in enumerate(titles)]
+    names = GameNames(games)
+    wrong = 0
+    for i, title in enumerate(titles[:300]):
+        typo = title[:2] + title[3:]  # one letter dropped
+        wrong += names.find(f"Dans {typo}, qui commence ?") != f"g{i}"
+    # Look-alike invented titles sometimes sit one edit from another title; nearly all must still route.
+    assert wrong <= 15, wrong
