@@ -17,6 +17,7 @@ from indexer.analysis import analyze
 from indexer.errors import QuestionError
 from indexer.passages import Passage
 from service.calibration import AbstentionPolicy, Calibration
+from service.catalogue import Catalogue
 from service.calibration import load as load_calibration
 from service.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MAX_QUESTION_CHARS, MIN_K, MODES
 from service.mistakes import Mistakes
@@ -124,6 +125,7 @@ class Answerer:
         self.calibration = calibration
         self.signaller = Signaller(retriever.embedder, retriever.passages, retriever.games)
         self.names = GameNames(retriever.games, self.signaller.vocabulary)
+        self.catalogue = Catalogue(retriever.games)
         self.mistakes = Mistakes(retriever.passages)
 
     @classmethod

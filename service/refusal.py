@@ -83,7 +83,8 @@ class Signaller:
         self._refs = {kind: embedder.encode_queries(list(texts)) for kind, texts in refs.items()}
         self._vocabulary = _vocabulary(passages, games)
         self.vocabulary = self._vocabulary  # the router never reads a corpus word as a misspelt title
-        self._terms = {p.id: set(analyze(p.text)) for p in passages}
+        # Analysed on demand: only the few passages shown first are ever read, out of up to a million.
+        self._text_of = {p.id: p.text for p in passages}
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
 
     def signals(self, question: str, vector: np.ndarray, coverage: float, top_cosine: float,
@@ -111,14 +112,22 @@ class Signaller:
         asked = set(analyze(question)) - self._game_terms.get(game, set())
         if not asked or not passage_ids:
             return 1.0
-        found = set().union(*(self._terms[pid] for pid in passage_ids))
+        found = set().union(*(_terms(self._text_of[pid]) for pid in passage_ids))
         return len(asked & found) / len(asked)
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(analyze(text))
 
 
 def _vocabulary(passages, games) -> frozenset[str]:
     texts = [p.text for p in passages] + [p.section or "" for p in passages]
     texts += [" ".join([g.title, g.id, *g.aliases]) for g in games]
-    return frozenset(w for t in texts for w in re.findall(r"\w+", fold(t)))
+    # Folding is per character, so folding each distinct whitespace token once gives the same words as
+    # folding every text, in a fraction of the time on a shelf of a million passages.
+    tokens = set().union(*(t.split() for t in texts)) if texts else set()
+    return frozenset(w for token in tokens for w in re.findall(r"\w+", fold(token)))
 
 
 MESSAGES = {

@@ -89,15 +89,15 @@ class Retriever:
         self.game_ids = [g.id for g in data.games]
         # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product.
         self._centroid = data.vectors.mean(axis=0) if len(data.vectors) else np.zeros(data.vectors.shape[1])
-        self._rows_of_game = {
-            gid: np.array([i for i, p in enumerate(self.passages) if p.game == gid], dtype=np.int64)
-            for gid in self.game_ids
-        }
         # The game of each row, as an index into game_ids: filtering a ranking by game is one comparison.
-        self._game_of_row = np.empty(len(self.passages), dtype=np.int32)
-        for gi, gid in enumerate(self.game_ids):
-            self._game_of_row[self._rows_of_game[gid]] = gi
         self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
+        self._game_of_row = np.fromiter((self._game_index[p.game] for p in self.passages), dtype=np.int32,
+                                        count=len(self.passages))
+        # Rows of each game in one pass (a shelf has thousands of games and a million rows).
+        order = np.argsort(self._game_of_row, kind="stable")
+        bounds = np.searchsorted(self._game_of_row[order], np.arange(len(self.game_ids) + 1))
+        self._rows_of_game = {gid: order[bounds[gi]:bounds[gi + 1]].astype(np.int64)
+                              for gi, gid in enumerate(self.game_ids)}
         # The build writes each game's passages together: a game is then one row range, which a question
         # with a game scores alone, at a cost that does not grow with the shelf.
         self._range_of_game = {

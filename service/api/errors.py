@@ -6,7 +6,15 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from indexer.errors import IndexMismatchError, QuestionError, UnknownGameError
+from service.catalogue import MAX_QUERY_CHARS
 from service.limits import MAX_K, MAX_QUESTION_CHARS, MIN_K
+
+
+GAME_SEARCH = {
+    "q": f"« q » doit être un texte d'au plus {MAX_QUERY_CHARS} caractères",
+    "limit": "« limit » doit être un entier entre 1 et 200",
+    "offset": "« offset » doit être un entier positif ou nul",
+}
 
 
 def _field(loc) -> str:
@@ -30,6 +38,8 @@ def validation_message(error: dict) -> tuple[int, str]:
         return 422, f"« k » doit être un entier entre {MIN_K} et {MAX_K}"
     if field == "game":
         return 422, "« game » doit être un id de jeu (minuscules, chiffres et tirets, ex. « karuba ») ou null"
+    if field in GAME_SEARCH:  # GET /api/games?q=&limit=&offset=
+        return 422, GAME_SEARCH[field]
     return 422, f"valeur invalide pour « {field} » : {error.get('msg', '')}"
 
 

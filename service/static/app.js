@@ -9,6 +9,7 @@
   const $ = (id) => document.getElementById(id);
   const ui = {
     game: $("game"),
+    gameSearch: $("game-search"),
     card: $("game-card"),
     cardTitle: $("game-title"),
     cardFacts: $("game-facts"),
@@ -24,7 +25,7 @@
     result: $("result"),
   };
 
-  let games = new Map();
+  const games = new Map(); // every game the picker has seen, by id
   let limits = null; // GET /api/config: the server's limits, once known
   let pending = null; // AbortController of the request in flight
 
@@ -76,11 +77,17 @@
     ui.cardCredits.hidden = !credits;
   }
 
+  const picker = RulesqaCore.gamePicker({
+    api: (path, options) => api(`/${path}`, options), select: ui.game, search: ui.gameSearch, games, onChange: () => {
+      saveGame(ui.game.value);
+      renderGameCard();
+    },
+  });
+
   async function loadGames() {
     ui.gamesError.hidden = true;
     try {
-      const body = await api("/api/games");
-      games = new Map(body.games.map((g) => [g.id, g]));
+      await picker.load(savedGame());
     } catch (err) {
       ui.gamesError.replaceChildren(
         `${err.message} La liste des jeux n'a pas pu être chargée ; le jeu sera reconnu dans la question. `,
@@ -90,12 +97,6 @@
       ui.gamesError.hidden = false;
       return;
     }
-    const wanted = savedGame();
-    const options = [...games.values()]
-      .sort((a, b) => a.title.localeCompare(b.title, "fr"))
-      .map((g) => el("option", { value: g.id, text: g.title }));
-    ui.game.replaceChildren(ui.game.options[0], ...options);
-    ui.game.value = games.has(wanted) ? wanted : "";
     renderGameCard();
   }
 

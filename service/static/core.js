@@ -175,8 +175,75 @@ const RulesqaCore = (() => {
     return (data.refusal && data.refusal.message) || data.message;
   }
 
+  // ---------- the game picker on a large shelf ----------
+
+  // A shop's shelf holds thousands of games: the select only ever holds one page of /api/games. When the
+  // shelf is larger than that page, a search field appears before the select; what is typed (debounced,
+  // the previous request aborted) asks /api/games?q=… and the select shows those games, the chosen one
+  // kept. `games` (id -> game) is filled with every game seen, for titles and cards.
+  const PICKER_PAGE = 50;
+  const PICKER_DELAY_MS = 150;
+
+  function gamePicker({ api, select, search, games, onChange }) {
+    const first = select.options[0]; // "Reconnaître le jeu dans la question"
+    let pending = null;
+    let timer = 0;
+
+    function show(list) {
+      const chosen = games.get(select.value);
+      const shown = chosen && !list.some((g) => g.id === chosen.id) ? [chosen, ...list] : list;
+      for (const g of list) games.set(g.id, g);
+      const value = select.value;
+      select.replaceChildren(first, ...shown.map((g) => el("option", { value: g.id, text: g.title })));
+      select.value = value;
+    }
+
+    async function query(q) {
+      if (pending) pending.abort();
+      pending = new AbortController();
+      const params = new URLSearchParams({ limit: String(PICKER_PAGE) });
+      if (q) params.set("q", q);
+      try {
+        const body = await api(`api/games?${params}`, { signal: pending.signal });
+        show(body.games);
+        if (q && body.games.length === 1 && !select.value) {
+          select.value = body.games[0].id; // one match: picked, as a player expects after typing a name
+          onChange();
+        }
+        return body;
+      } catch (err) {
+        if (err.name !== "AbortError") throw err;
+        return null;
+      }
+    }
+
+    search.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => query(search.value.trim()).catch(() => {}), PICKER_DELAY_MS);
+    });
+
+    // The first page; the search field only when the shelf does not fit in it. A wanted game (from the
+    // URL or the last visit) outside the page is fetched on its own.
+    async function load(wanted) {
+      const body = await query("");
+      search.hidden = body.total <= body.games.length;
+      if (wanted && !games.has(wanted)) {
+        try {
+          games.set(wanted, await api(`api/games/${encodeURIComponent(wanted)}`));
+          show(body.games);
+        } catch {
+          // an unknown or removed game: nothing chosen
+        }
+      }
+      select.value = games.has(wanted) ? wanted : "";
+      return body;
+    }
+
+    return { load };
+  }
+
   return {
     el, icon, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
-    passageChip, citedChip, seeAlso, commonMistake, refusalText,
+    passageChip, citedChip, seeAlso, commonMistake, refusalText, gamePicker,
   };
 })();
