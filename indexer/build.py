@@ -54,12 +54,13 @@ def dense_index(vectors: np.ndarray):
     return index, kind
 
 
-def lexical_index(texts: list[str]):
+def lexical_index(tokens: list[list[str]]):
+    """The BM25 index of passages already analysed (indexer.analysis.analyze)."""
     import bm25s
 
     retriever = bm25s.BM25(**BM25)
     # create_empty_token keeps a passage with no indexable word from breaking the matrix.
-    retriever.index([analyze(t) for t in texts], show_progress=False)
+    retriever.index(tokens, show_progress=False)
     return retriever
 
 
@@ -94,6 +95,16 @@ def truncated_passages(embedder: Embedder, texts: list[str], ids: list[str]) -> 
     return [pid for pid, text in zip(ids, texts) if count(text) > MODEL_MAX_TOKENS]
 
 
+def make_manifest(embedding: EmbeddingInfo, games, passages, dense_kind: str) -> Manifest:
+    return Manifest(
+        embedding=embedding,
+        corpus=CorpusInfo(corpus_hash(games, passages), len(games), len(passages),
+                          dict(sorted(Counter(p.game for p in passages).items()))),
+        dense_index=dense_kind,
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
 def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = True) -> BuildResult:
     """Build the index of `corpus` into `out` (atomically); returns its manifest and build statistics."""
     started = time.perf_counter()
@@ -109,14 +120,9 @@ def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = Tr
               f"pour l'embedding : {', '.join(truncated)}", file=sys.stderr)
     vectors, encoded = embed_passages(embedder, texts, ids, reuse, progress)
     dense, kind = dense_index(vectors)
-    lexical = lexical_index([lexical_text(p, by_id[p.game]) for p in passages])
-    manifest = Manifest(
-        embedding=embedding,
-        corpus=CorpusInfo(corpus_hash(games, passages), len(games), len(passages),
-                          dict(sorted(Counter(p.game for p in passages).items()))),
-        dense_index=kind,
-        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
-    store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical), out)
+    tokens = [analyze(lexical_text(p, by_id[p.game])) for p in passages]
+    lexical = lexical_index(tokens)
+    manifest = make_manifest(embedding, games, passages, kind)
+    store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical, tokens), out)
     stats = BuildStats(encoded, len(passages) - encoded, round(time.perf_counter() - started, 2), truncated)
     return BuildResult(manifest, stats)

@@ -7,6 +7,8 @@
     vectors.npy     float32 L2-normalised passage embeddings (kept for reuse and exact rescoring)
     dense.faiss     the FAISS index over those vectors (inner product = cosine)
     lexical/        the bm25s index (its own plain files, BM25 parameters included)
+    tokens.npz      the analysed terms of every passage (vocabulary, term ids, offsets): an update of one
+                    game rebuilds the BM25 statistics of the shelf without analysing its text again
 
 A save writes a sibling temporary folder and renames it into place, so an interrupted build leaves
 the previous index as it was. `check_compatible` refuses an index whose vectors or terms were made
@@ -28,8 +30,8 @@ from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
 
-FORMAT_VERSION = 2
-FILES = ("manifest.json", "passages.jsonl", "games.json", "vectors.npy", "dense.faiss", "lexical")
+FORMAT_VERSION = 3
+FILES = ("manifest.json", "passages.jsonl", "games.json", "vectors.npy", "dense.faiss", "lexical", "tokens.npz")
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
 # Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
 PASSAGE_TEMPLATE = 1
@@ -46,10 +48,12 @@ def lexical_text(passage: Passage, game: Game) -> str:
 
 
 def corpus_hash(games: list[Game], passages: list[Passage]) -> str:
+    # In game id order, whatever the rows' order: an index updated one game at a time (its games appended)
+    # and a fresh build of the same corpus have the same hash.
     canonical = json.dumps(
         {
-            "games": [{k: v for k, v in asdict(g).items() if k != "path"} for g in games],
-            "passages": [p.to_dict() for p in passages],
+            "games": [{k: v for k, v in asdict(g).items() if k != "path"} for g in sorted(games, key=lambda g: g.id)],
+            "passages": [p.to_dict() for p in sorted(passages, key=lambda p: p.game)],
         },
         ensure_ascii=False,
         sort_keys=True,
@@ -121,6 +125,7 @@ class IndexData:
     vectors: np.ndarray
     dense: object  # faiss.Index
     lexical: object  # bm25s.BM25
+    tokens: list[list[str]] | None = None  # analysed terms per passage; loaded by load_tokens() only
 
 
 def save(index: IndexData, target: Path) -> Path:
@@ -136,7 +141,26 @@ def save(index: IndexData, target: Path) -> Path:
         np.save(tmp / "vectors.npy", index.vectors.astype(np.float32), allow_pickle=False)
         faiss.write_index(index.dense, str(tmp / "dense.faiss"))
         index.lexical.save(str(tmp / "lexical"), show_progress=False)
+        _save_tokens(tmp / "tokens.npz", index.tokens)
     return Path(target)
+
+
+def _save_tokens(path: Path, tokens: list[list[str]] | None) -> None:
+    if tokens is None:
+        raise ValueError("tokens are required to save an index")
+    vocabulary = sorted({t for terms in tokens for t in terms})
+    ids = {t: i for i, t in enumerate(vocabulary)}
+    flat = np.fromiter((ids[t] for terms in tokens for t in terms), dtype=np.int32)
+    offsets = np.cumsum([0, *map(len, tokens)], dtype=np.int64)
+    with open(path, "wb") as out:
+        np.savez(out, vocabulary=np.array(vocabulary, dtype=str), ids=flat, offsets=offsets)
+
+
+def load_tokens(folder: Path) -> list[list[str]]:
+    """The analysed terms of every passage, in row order (for an update of the lexical index)."""
+    with np.load(Path(folder) / "tokens.npz", allow_pickle=False) as data:
+        vocabulary, ids, offsets = data["vocabulary"].tolist(), data["ids"], data["offsets"]
+    return [[vocabulary[i] for i in ids[offsets[r] : offsets[r + 1]]] for r in range(len(offsets) - 1)]
 
 
 def read_manifest(folder: Path) -> Manifest:

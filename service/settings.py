@@ -33,6 +33,8 @@ class Settings(BaseSettings):
     worker_threads: int = Field(2, ge=1, le=64, description="Questions encodées en parallèle (2 cœurs).")
     build_index_if_missing: bool = True
     adapt: bool = Field(True, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
+    # POST /api/admin/reload swaps in a new index version when this token is sent; unset: no such route.
+    reload_token: str | None = Field(None, min_length=16, description="Jeton du rechargement de l'index.")
 
     @field_validator("cors_origins", mode="before")
     @classmethod

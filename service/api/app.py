@@ -10,7 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from service.api import errors
+from service.api import admin, errors
 from service.api.middleware import AccessLog, BodyLimit
 from service.api.routes import router
 from service.api.static_files import widget_script
@@ -47,6 +47,7 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
     app.state.limiter = anyio.CapacityLimiter(settings.worker_threads)
     errors.install(app)
     app.include_router(router)
+    app.include_router(admin.router)
 
     @app.get("/", include_in_schema=False)
     def table_page():
