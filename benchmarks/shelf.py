@@ -25,8 +25,13 @@ from indexer.analysis import analyze
 from indexer.passages import load_passages
 
 REPO = Path(__file__).resolve().parents[1]
+# Invented titles: 60 syllables, 2 to 4 of them. Real titles are words of a large vocabulary; a smaller
+# syllable set makes titles one letter apart far more often than a real shelf does.
 SYLLABLES = ["ka", "ru", "bo", "ti", "zen", "mar", "lo", "vi", "dra", "pu", "nor", "sel", "qua", "fi", "gor",
-             "la", "mi", "tos", "ban", "ke", "ri", "sa", "vel", "dun", "or", "pi", "zo", "tra", "mu", "nel"]
+             "la", "mi", "tos", "ban", "ke", "ri", "sa", "vel", "dun", "or", "pi", "zo", "tra", "mu", "nel",
+             "cas", "son", "tan", "ix", "pen", "dor", "lys", "gra", "hel", "jun", "kor", "mel", "nip", "ost",
+             "pla", "rex", "sko", "tur", "ul", "vex", "wen", "yak", "zar", "bri", "cle", "fro", "glu", "ith",
+             "mak", "ro"]
 ARTICLES = ["Le", "La", "Les"]
 SUFFIXES = ["Junior", "Duel", "Express", "Royal", "des Sables", "Deluxe"]
 ENGLISH = ["Quest", "Island", "Rush", "Tower", "Legends", "Kingdom", "Dice", "Run"]

@@ -154,7 +154,11 @@ class Answerer:
             self.retriever.game(game)  # raises UnknownGameError with the known ids
             return Route(game, "given")
         named = self.names.match(question)
-        return Route(named.game, "name", span=(named.start, named.end)) if named else None
+        if named is None:
+            return None
+        if named.game is None:  # a misspelt name as near to several games' names: ask which
+            return Route(None, "ambiguous", span=(named.start, named.end), candidates=named.games[:AMBIGUOUS_GAMES])
+        return Route(named.game, "name", span=(named.start, named.end))
 
     def route(self, question: str, game: str | None, scores: Scores, mode: str) -> Route:
         return self.named_route(question, game) or self.retrieval_route(scores, mode)
@@ -191,7 +195,8 @@ class Answerer:
         question = query.question
         if route.span:
             # A misspelt title ("Karouba") is the game's name, not an unknown one.
-            question = question[: route.span[0]] + self.retriever.game(route.game).title + question[route.span[1]:]
+            named = self.retriever.game(route.game or route.candidates[0]).title
+            question = question[: route.span[0]] + named + question[route.span[1]:]
         signals = self.signaller.signals(question, scores.vector, self.retriever.coverage(scores),
                                          hits[0].dense if hits else 0.0, [h.passage.id for h in hits], route.game)
         return Findings(route, hits, evidence, signals, scores)

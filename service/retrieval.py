@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 # Candidates taken from each of the dense and lexical lists before fusion.
 CANDIDATES = 50
+# Inverted lists visited by a shelf-wide search of an IVF index (above EXACT_SEARCH_MAX passages), and the
+# most games whose candidates one such search gathers (routing reads the first few games only).
+NPROBE = 16
+SHELF_SEARCH_GAMES = 40
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,10 @@ class Retriever:
         self._postings_sorted = _postings_sorted(data.lexical)
         # The manifest says which FAISS index the build chose; only an exact one can be replaced by a product.
         self._exact = data.manifest.dense_index == "IndexFlatIP"
+        if data.manifest.dense_index.startswith("IVF"):
+            import faiss
+
+            faiss.extract_index_ivf(data.dense).nprobe = NPROBE
 
     @classmethod
     def load(cls, folder: Path, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
@@ -173,7 +181,7 @@ class Retriever:
             # Where the index is exact, one matrix-vector product gives the same order, cheaper than FAISS.
             return np.argsort(-(self.data.vectors @ vector), kind="stable")
         # One approximate search over all games, deep enough for the usual per-game filtering.
-        n = min(len(self.passages), CANDIDATES * max(1, len(self.game_ids)))
+        n = min(len(self.passages), CANDIDATES * max(1, min(len(self.game_ids), SHELF_SEARCH_GAMES)))
         _, ids = self.data.dense.search(vector[None, :].astype(np.float32), n)
         return ids[0][ids[0] >= 0]
 

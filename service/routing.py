@@ -39,10 +39,11 @@ class Route:
 
 @dataclass(frozen=True)
 class NameMatch:
-    game: str
+    game: str | None  # None: the words are as near to several games' names (see `games`)
     start: int
     end: int
     distance: int  # 0: exact (accents, case and punctuation aside)
+    games: tuple[str, ...] = ()  # the games whose names are that near, when game is None
 
 
 def _words(text: str) -> list[tuple[str, int, int]]:
@@ -112,7 +113,9 @@ class GameNames:
                 if all(w in self._vocabulary for w, _, _ in chunk):
                     continue
                 windows.append(("".join(w for w, _, _ in chunk), chunk[0][1], chunk[-1][2]))
-        best = None  # ((distance, -length), match)
+        # The best (distance, -span): fewest edits, then the most of the question read as a name ("karouba
+        # junior" is Karuba Junior, not Karuba); the games reaching it, with their span.
+        best_key, found = None, {}
         for length, (names, gids) in self._fuzzy.items():
             near = [w for w in windows if abs(len(w[0]) - length) <= 2]
             if not near:
@@ -121,7 +124,14 @@ class GameNames:
             distances = process.cdist([w[0] for w in near], names, scorer=OSA.distance, score_cutoff=2, workers=1)
             allowed = 2 if length >= LONG_NAME_CHARS else 1
             for wi, ni in zip(*(distances <= allowed).nonzero()):
-                key = (int(distances[wi, ni]), -length)
-                if best is None or key < best[0]:
-                    best = (key, NameMatch(gids[ni], near[wi][1], near[wi][2], key[0]))
-        return best[1] if best else None
+                key = (int(distances[wi, ni]), near[wi][1] - near[wi][2])
+                if best_key is None or key < best_key:
+                    best_key, found = key, {}
+                if key == best_key:
+                    found.setdefault(gids[ni], near[wi][1:])
+        if not found:
+            return None
+        (game, (start, end)), *others = found.items()
+        if others:  # a typo as near to two titles ("banzeni": Banzenti or Banzeri?) is not guessed
+            return NameMatch(None, start, end, best_key[0], tuple(found))
+        return NameMatch(game, start, end, best_key[0])

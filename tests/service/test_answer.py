@@ -139,3 +139,19 @@ def test_close_evidence_between_games_asks_which_game(answerer, monkeypatch):
     assert result["message"] == refusal["message"] and len(result["passages"]) == 5
     # With the game given, the same question is answered.
     assert answerer.ask(question, "karuba").found is True
+
+
+def test_a_misspelt_name_near_two_games_asks_which(fake_index):
+    from dataclasses import replace
+
+    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    # Two games whose names are one letter apart from the question's "Cubirts".
+    retriever = answerer.retriever
+    games = [replace(g, aliases=("Cubirtz",)) if g.id == "cubitos" else g for g in retriever.games]
+    from service.routing import GameNames
+
+    answerer.names = GameNames(games, answerer.signaller.vocabulary)
+    result = answerer.ask("Cubirts : quand la partie se termine ?").to_dict()
+    assert result["found"] is False and result["refusal"]["reason"] == "ambiguous_game"
+    assert {g["id"] for g in result["refusal"]["games"]} == {"cubirds", "cubitos"}
+    assert result["message"].startswith("Précisez le jeu : ")

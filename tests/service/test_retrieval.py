@@ -155,3 +155,25 @@ def test_rank_of_a_game_stays_in_the_game(fake_index):
     for game in retriever.game_ids:
         hits = retriever.rank(scores, game, 20, "hybrid")
         assert hits and {h.passage.game for h in hits} == {game}
+
+
+def test_an_ivf_index_above_the_exact_limit_answers_questions_with_a_game_identically(tmp_path, monkeypatch):
+    """Above EXACT_SEARCH_MAX passages the build writes IVF-SQ8; a question with a game never reads it (the
+    game's own rows are scored), so its answer is the exact one; a question without still routes."""
+    from indexer import build
+    from tests.fakes import CORPUS
+
+    monkeypatch.setattr(build, "EXACT_SEARCH_MAX", 10)
+    result = build.build_index(CORPUS, tmp_path / "ivf", FakeEmbedder(), progress=False)
+    assert result.manifest.dense_index == "IVF8,SQ8"
+    monkeypatch.undo()
+    exact_dir = tmp_path / "exact"
+    build.build_index(CORPUS, exact_dir, FakeEmbedder(), progress=False)
+    policy = Calibration(abstention=AbstentionPolicy(threshold=0.2))
+    ivf, exact = Answerer.load(tmp_path / "ivf", FakeEmbedder(), policy), Answerer.load(exact_dir, FakeEmbedder(), policy)
+    assert not ivf.retriever._exact and exact.retriever._exact
+    for question in QUESTIONS:
+        for game in exact.retriever.game_ids:
+            assert ivf.ask(question, game, 5).to_dict() == exact.ask(question, game, 5).to_dict()
+    routed = ivf.ask("les pépites d'or et les cristaux ramassés rapportent combien de points ?")
+    assert routed.game is not None and routed.game.id == "karuba"

@@ -75,9 +75,26 @@ def test_thousands_of_games_each_found_by_its_title_with_one_typo():
                      for _ in range(3000)})
     games = [Game(f"g{i}", t) for i, t in enumerate(titles)]
     names = GameNames(games)
-    wrong = 0
+    right = wrong = 0
     for i, title in enumerate(titles[:300]):
         typo = title[:2] + title[3:]  # one letter dropped
-        wrong += names.find(f"Dans {typo}, qui commence ?") != f"g{i}"
-    # Look-alike invented titles sometimes sit one edit from another title; nearly all must still route.
-    assert wrong <= 15, wrong
+        found = names.find(f"Dans {typo}, qui commence ?")
+        right += found == f"g{i}"
+        wrong += found not in (None, f"g{i}")
+    # Invented titles from 14 syllables often sit one edit from each other: such a typo is then as near to
+    # two titles (not guessed: None) or nearer to another one (wrong). Most route right, almost none wrong.
+    assert right >= 240 and wrong <= 3, (right, wrong)
+
+
+def test_a_typo_as_near_to_two_titles_is_not_guessed():
+    games = [Game("banzenti", "Banzenti"), Game("banzeri", "Banzeri"), Game("karuba", "Karuba")]
+    match = GameNames(games).match("À Banzeni, qui commence ?")
+    assert match.game is None and set(match.games) == {"banzenti", "banzeri"}
+    assert GameNames(games).find("À Banzeni, qui commence ?") is None
+    assert GameNames(games).find("À Banzentti, qui commence ?") == "banzenti"
+
+
+def test_a_typo_in_a_longer_variant_name_routes_to_the_variant():
+    games = [Game("karuba", "Karuba"), Game("karuba-junior", "Karuba Junior")]
+    assert GameNames(games).find("karouba junior : on joue à combien ?") == "karuba-junior"
+    assert GameNames(games).find("karouba : on joue à combien ?") == "karuba"
