@@ -159,10 +159,17 @@
   }
 
   function renderNotFound(data) {
+    const which = data.refusal && data.refusal.reason === "ambiguous_game";
     return [
       el("div", { class: "notice" },
-        el("h2", { id: "result-heading", tabindex: "-1", text: "Ce n'est pas dans les règles" }),
-        el("p", { text: refusalText(data) })),
+        el("h2", { id: "result-heading", tabindex: "-1", text: which ? "Quel jeu ?" : "Ce n'est pas dans les règles" }),
+        el("p", { text: refusalText(data) }),
+        RulesqaCore.gameChoices(data, (game) => {
+          picker.choose(game);
+          saveGame(game.id);
+          renderGameCard();
+          ui.form.requestSubmit(); // the same question, now about that game
+        })),
       passageList(data, "Les passages les plus proches"),
     ];
   }

@@ -239,11 +239,30 @@ const RulesqaCore = (() => {
       return body;
     }
 
-    return { load };
+    // A game picked elsewhere (a "Précisez le jeu" button): shown and chosen even if not on this page.
+    function choose(game) {
+      games.set(game.id, { ...games.get(game.id), ...game });
+      if (![...select.options].some((o) => o.value === game.id)) select.append(el("option", { value: game.id, text: game.title }));
+      select.value = game.id;
+    }
+
+    return { load, choose };
+  }
+
+  // "Précisez le jeu : A, B ou C ?": the likeliest games as buttons; `pick(game)` asks again with it.
+  function gameChoices(data, pick) {
+    const games = (data.refusal && data.refusal.reason === "ambiguous_game" && data.refusal.games) || [];
+    if (!games.length) return null;
+    return el("div", { class: "game-choices", role: "group", "aria-label": "Jeux possibles" },
+      ...games.map((game) => {
+        const button = el("button", { type: "button", class: "game-choice", text: game.title });
+        button.addEventListener("click", () => pick(game));
+        return button;
+      }));
   }
 
   return {
     el, icon, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
-    passageChip, citedChip, seeAlso, commonMistake, refusalText, gamePicker,
+    passageChip, citedChip, seeAlso, commonMistake, refusalText, gamePicker, gameChoices,
   };
 })();

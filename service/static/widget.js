@@ -115,6 +115,8 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
   border: 1.5px solid var(--line); border-radius: 9px; background: var(--bg);
 }
 .picker .game-search[hidden] { display: none; }
+.game-choices { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
+.game-choice { min-height: 36px; padding: 4px 12px; border: 1.5px solid var(--accent); border-radius: 999px; background: var(--bg); color: var(--accent); font-weight: 650; cursor: pointer; }
 
 .log { flex: 1; overflow-y: auto; padding: 16px 14px 8px; display: flex; flex-direction: column; gap: 10px; background: var(--bg); overscroll-behavior: contain; }
 .bubble { max-width: 88%; padding: 10px 13px; border-radius: 16px; word-wrap: break-word; overflow-wrap: anywhere; }
@@ -317,9 +319,16 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
         commonMistake(data),
         sources(data, "Passages du livret"));
     }
+    const which = data.refusal && data.refusal.reason === "ambiguous_game";
     return el("div", { class: "bubble bot missing" },
-      el("p", { class: "verdict", text: "Ce n'est pas dans les règles." }),
+      el("p", { class: "verdict", text: which ? "Quel jeu ?" : "Ce n'est pas dans les règles." }),
       el("p", { text: refusalText(data) }),
+      RulesqaCore.gameChoices(data, (game) => {
+        if (busy) return;
+        gamePicker.choose(game);
+        updateSubtitle();
+        ask(data.question); // the same question, now about that game
+      }),
       sources(data, "Passages les plus proches"));
   }
 
