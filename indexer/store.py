@@ -4,7 +4,9 @@
                     FAISS type, analyzer version, corpus hash, passage counts per game, build time
     passages.jsonl  the passages, in vector order
     games.json      the games' metadata
-    vectors.npy     float32 L2-normalised passage embeddings (kept for reuse and exact rescoring)
+    vectors.npy     float16 L2-normalised passage embeddings (kept for reuse and exact rescoring): half of
+                    float32, and the same dev metrics to the last digit (docs/SCALE.md); loaded as float32
+                    for an exact index, memory-mapped as they are above it (a shelf of a million passages)
     dense.faiss     the FAISS index over those vectors (inner product = cosine)
     lexical/        the bm25s index (its own plain files, BM25 parameters included)
     tokens.npz      the analysed terms of every passage (vocabulary, term ids, offsets): an update of one
@@ -30,7 +32,7 @@ from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 FILES = ("manifest.json", "passages.jsonl", "games.json", "vectors.npy", "dense.faiss", "lexical", "tokens.npz")
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
 # Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
@@ -138,7 +140,7 @@ def save(index: IndexData, target: Path) -> Path:
                 out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
         games = [asdict(g) for g in index.games]
         (tmp / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
-        np.save(tmp / "vectors.npy", index.vectors.astype(np.float32), allow_pickle=False)
+        np.save(tmp / "vectors.npy", np.asarray(index.vectors, dtype=np.float16), allow_pickle=False)
         faiss.write_index(index.dense, str(tmp / "dense.faiss"))
         index.lexical.save(str(tmp / "lexical"), show_progress=False)
         _save_tokens(tmp / "tokens.npz", index.tokens)
@@ -194,7 +196,9 @@ def load(folder: Path) -> IndexData:
     try:
         passages = [_passage(json.loads(line)) for line in (folder / "passages.jsonl").read_text("utf-8").splitlines()]
         games = [Game(**{**g, "aliases": tuple(g["aliases"])}) for g in json.loads((folder / "games.json").read_text("utf-8"))]
-        vectors = np.load(folder / "vectors.npy", allow_pickle=False)
+        vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
+        if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/retrieval.py)
+            vectors = np.asarray(vectors, dtype=np.float32)
         dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = bm25s.BM25.load(str(folder / "lexical"), show_progress=False)
     except Exception as exc:  # any unreadable file means the same thing to the user

@@ -92,7 +92,8 @@ class Retriever:
         self.games = data.games
         self.game_ids = [g.id for g in data.games]
         # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product.
-        self._centroid = data.vectors.mean(axis=0) if len(data.vectors) else np.zeros(data.vectors.shape[1])
+        self._centroid = (data.vectors.mean(axis=0, dtype=np.float64).astype(np.float32) if len(data.vectors)
+                          else np.zeros(data.vectors.shape[1], dtype=np.float32))
         # The game of each row, as an index into game_ids: filtering a ranking by game is one comparison.
         self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
         self._game_of_row = np.fromiter((self._game_index[p.game] for p in self.passages), dtype=np.int32,
