@@ -62,14 +62,21 @@ class ShelfGame:
     source: str  # the corpus game whose sentences dominate
 
 
-def _title(rng: random.Random, taken: set[str]) -> str:
-    while True:
-        name = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3, 3, 4)))).capitalize()
-        roll = rng.random()
-        title = f"{rng.choice(ARTICLES)} {name}" if roll < 0.2 else f"{name} {rng.choice(SUFFIXES)}" if roll < 0.3 else name
+def _title(rng: random.Random, taken: set[str]) -> tuple[str, str]:
+    """(title, its invented name): the name is new to the shelf, as a real game's name is, but a tenth of
+    the titles reuse an earlier name with a variant suffix ("… Junior"), as real shelves do."""
+    roll = rng.random()
+    if 0.2 <= roll < 0.3 and taken:
+        base = rng.choice(sorted(taken))
+        title = f"{base.capitalize()} {rng.choice(SUFFIXES)}"
         if title.lower() not in taken:
             taken.add(title.lower())
-            return title
+            return title, base.capitalize()
+    while True:
+        name = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3, 3, 4)))).capitalize()
+        if name.lower() not in taken:
+            taken.add(name.lower())
+            return (f"{rng.choice(ARTICLES)} {name}" if roll < 0.2 else name), name
 
 
 def _rename(text: str, mapping: dict[str, str], rng: random.Random) -> str:
@@ -93,8 +100,8 @@ def generate(n_games: int, out: Path, seed: int = 14, min_passages: int = 50, ma
     games = []
     for i in range(n_games):
         source = sources[i % len(sources)]
-        title = _title(rng, taken)
-        aliases = (f"{title.split()[-1]} {rng.choice(ENGLISH)}",) if rng.random() < 0.3 else ()
+        title, name = _title(rng, taken)
+        aliases = (f"{name} {rng.choice(ENGLISH)}",) if rng.random() < 0.3 else ()
         game = ShelfGame(f"jeu-{i:05d}", title, aliases, source)
         games.append(game)
         mapping = {word: rng.choice(names) for word, names in COMPONENTS.items()}

@@ -90,7 +90,12 @@ class GameNames:
 
     def match(self, question: str) -> NameMatch | None:
         words = _words(question)
-        return self._exact_match(words) or self._fuzzy_match(words)
+        exact = self._exact_match(words)
+        if exact is None:
+            return self._fuzzy_match(words)
+        # "Karuba Junoir": a misspelt longer name around the exact one wins over it.
+        longer = self._fuzzy_match(words, around=(exact.start, exact.end))
+        return longer if longer and longer.game else exact
 
     def _exact_match(self, words) -> NameMatch | None:
         # Longest name first, so "Sans Arrêt" wins over a shorter name of another game inside it.
@@ -105,12 +110,16 @@ class GameNames:
                     best = (chars, NameMatch(next(iter(ids)), words[i][1], words[i + n - 1][2], 0))
         return best[1] if best else None
 
-    def _fuzzy_match(self, words) -> NameMatch | None:
+    def _fuzzy_match(self, words, around: tuple[int, int] | None = None) -> NameMatch | None:
+        """The nearest name within the allowed edits; with `around`, only windows strictly around that span."""
         windows: list[tuple[str, int, int]] = []
         for n in range(1, min(self._max_words + 1, len(words)) + 1):
             for i in range(len(words) - n + 1):
                 chunk = words[i : i + n]
                 if all(w in self._vocabulary for w, _, _ in chunk):
+                    continue
+                if around and not (chunk[0][1] <= around[0] and chunk[-1][2] >= around[1]
+                                   and chunk[-1][2] - chunk[0][1] > around[1] - around[0]):
                     continue
                 windows.append(("".join(w for w, _, _ in chunk), chunk[0][1], chunk[-1][2]))
         # The best (distance, -span): fewest edits, then the most of the question read as a name ("karouba

@@ -98,3 +98,9 @@ def test_a_typo_in_a_longer_variant_name_routes_to_the_variant():
     games = [Game("karuba", "Karuba"), Game("karuba-junior", "Karuba Junior")]
     assert GameNames(games).find("karouba junior : on joue à combien ?") == "karuba-junior"
     assert GameNames(games).find("karouba : on joue à combien ?") == "karuba"
+
+
+def test_a_misspelt_variant_name_wins_over_the_exact_name_inside_it():
+    games = [Game("vicas", "Vicas"), Game("vicas-junior", "Vicas Junior")]
+    assert GameNames(games).find("À Vicas Junnior, on relance ?") == "vicas-junior"
+    assert GameNames(games).find("À Vicas, on relance ?") == "vicas"
