@@ -124,3 +124,13 @@ def test_vectors_are_stored_in_float16_and_memory_mapped_above_the_exact_limit(t
     build_index(CORPUS, tmp_path / "ivf", FakeEmbedder(), progress=False)
     ivf = store.load(tmp_path / "ivf")
     assert isinstance(ivf.vectors, np.memmap) and ivf.vectors.dtype == np.float16
+
+
+def test_passage_to_dict_has_every_field_in_order():
+    from dataclasses import asdict, fields
+
+    from indexer.passages import Passage
+
+    passage = Passage("karuba-1", "karuba", "Fin", "Titre", (6, 7), "Texte", 12)
+    assert passage.to_dict() == {**asdict(passage), "pages": [6, 7]}
+    assert list(passage.to_dict()) == [f.name for f in fields(Passage)]
