@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from rapidfuzz import process
-from rapidfuzz.distance import OSA
+from rapidfuzz.distance import OSA, JaroWinkler
 
 from indexer.analysis import fold
 from indexer.corpus import Game
@@ -25,6 +25,9 @@ ARTICLES = frozenset({"le", "la", "les", "l", "un", "une", "des", "du", "de", "t
 MIN_FUZZY_CHARS = 5
 LONG_NAME_CHARS = 10  # from this length on, two edits are allowed ("sans arrêter" is not "Sans Arrêt")
 WORD = re.compile(r"\w+")
+# Between two names equally many edits away, the one sharing the longer beginning with the typo is taken
+# when its Jaro-Winkler similarity is higher by this much; otherwise the player is asked.
+TIE_MARGIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -137,10 +140,15 @@ class GameNames:
                 if best_key is None or key < best_key:
                     best_key, found = key, {}
                 if key == best_key:
-                    found.setdefault(gids[ni], near[wi][1:])
+                    # Jaro-Winkler, for a tie: players rarely misspell the first letters of a name.
+                    similarity = JaroWinkler.similarity(near[wi][0], names[ni])
+                    if similarity > found.get(gids[ni], (-1.0,))[0]:
+                        found[gids[ni]] = (similarity, near[wi][1], near[wi][2])
         if not found:
             return None
-        (game, (start, end)), *others = found.items()
-        if others:  # a typo as near to two titles ("banzeni": Banzenti or Banzeri?) is not guessed
-            return NameMatch(None, start, end, best_key[0], tuple(found))
+        ranked = sorted(found.items(), key=lambda item: -item[1][0])
+        game, (similarity, start, end) = ranked[0]
+        if len(ranked) > 1 and similarity - ranked[1][1][0] < TIE_MARGIN:
+            # A typo as near to two titles, both ways ("banzeni": Banzenti or Banzeri?) is not guessed.
+            return NameMatch(None, start, end, best_key[0], tuple(g for g, _ in ranked))
         return NameMatch(game, start, end, best_key[0])

@@ -145,9 +145,9 @@ def test_a_misspelt_name_near_two_games_asks_which(fake_index):
     from dataclasses import replace
 
     answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
-    # Two games whose names are one letter apart from the question's "Cubirts".
+    # Two games whose names are one letter from the question's "Cubirts", at the same place.
     retriever = answerer.retriever
-    games = [replace(g, aliases=("Cubirtz",)) if g.id == "cubitos" else g for g in retriever.games]
+    games = [replace(g, aliases=("Cubirys",)) if g.id == "cubitos" else g for g in retriever.games]
     from service.routing import GameNames
 
     answerer.names = GameNames(games, answerer.signaller.vocabulary)

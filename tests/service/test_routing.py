@@ -83,15 +83,20 @@ def test_thousands_of_games_each_found_by_its_title_with_one_typo():
         wrong += found not in (None, f"g{i}")
     # Invented titles from 14 syllables often sit one edit from each other: such a typo is then as near to
     # two titles (not guessed: None) or nearer to another one (wrong). Most route right, almost none wrong.
-    assert right >= 240 and wrong <= 3, (right, wrong)
+    assert right >= 250 and wrong <= 6, (right, wrong)
 
 
 def test_a_typo_as_near_to_two_titles_is_not_guessed():
-    games = [Game("banzenti", "Banzenti"), Game("banzeri", "Banzeri"), Game("karuba", "Karuba")]
-    match = GameNames(games).match("À Banzeni, qui commence ?")
-    assert match.game is None and set(match.games) == {"banzenti", "banzeri"}
-    assert GameNames(games).find("À Banzeni, qui commence ?") is None
-    assert GameNames(games).find("À Banzentti, qui commence ?") == "banzenti"
+    games = [Game("marolo", "Marolo"), Game("maroli", "Maroli"), Game("karuba", "Karuba")]
+    match = GameNames(games).match("À Marolu, qui commence ?")  # one letter from both, at the same place
+    assert match.game is None and set(match.games) == {"marolo", "maroli"}
+    assert GameNames(games).find("À Marollo, qui commence ?") == "marolo"
+
+
+def test_between_two_names_as_many_edits_away_the_shared_beginning_decides():
+    games = [Game("banzenti", "Banzenti"), Game("banzeri", "Banzeri")]
+    # One edit from both; "banzen…" is the longer shared beginning (Jaro-Winkler 0.975 against 0.943).
+    assert GameNames(games).find("À Banzeni, qui commence ?") == "banzenti"
 
 
 def test_a_typo_in_a_longer_variant_name_routes_to_the_variant():
