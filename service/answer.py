@@ -196,7 +196,8 @@ class Answerer:
         if route.span:
             # A misspelt title ("Karouba") is the game's name, not an unknown one.
             named = self.retriever.game(route.game or route.candidates[0]).title
-            question = question[: route.span[0]] + named + question[route.span[1]:]
+            # Spaced: the span may end inside a word ("cubird s'envolent" read as "cubirds").
+            question = f"{question[: route.span[0]]} {named} {question[route.span[1]:]}"
         signals = self.signaller.signals(question, scores.vector, self.retriever.coverage(scores),
                                          hits[0].dense if hits else 0.0, [h.passage.id for h in hits], route.game)
         return Findings(route, hits, evidence, signals, scores)
