@@ -134,6 +134,12 @@ class Answerer:
         calibration = calibration or load_calibration(embedder.model_id)
         return cls(Retriever.load(index_dir, embedder, calibration.fusion), calibration)
 
+    @classmethod
+    def from_data(cls, data, embedder: Embedder, calibration: Calibration | None = None) -> Answerer:
+        """The answerer over index data already read (service/startup.py reads it while the model loads)."""
+        calibration = calibration or load_calibration(embedder.model_id)
+        return cls(Retriever.from_data(data, embedder, calibration.fusion), calibration)
+
     @property
     def policy(self) -> AbstentionPolicy:
         return self.calibration.abstention

@@ -119,7 +119,10 @@ class Retriever:
 
     @classmethod
     def load(cls, folder: Path, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
-        data = store.load(folder)
+        return cls.from_data(store.load(folder), embedder, fusion)
+
+    @classmethod
+    def from_data(cls, data: store.IndexData, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
         data.manifest.check_compatible(embedder)
         return cls(data, embedder, fusion)
 
