@@ -25,7 +25,9 @@ class UnknownGameError(RulesqaError):
     def __init__(self, game: str, known: list[str]):
         self.game = game
         self.known = list(known)
-        super().__init__(f"jeu inconnu : {game!r} ; jeux connus : {', '.join(self.known)}")
+        # A shelf has thousands of games: the message names a few and says how many.
+        shown = ", ".join(self.known[:20]) + (f" … ({len(self.known)} jeux)" if len(self.known) > 20 else "")
+        super().__init__(f"jeu inconnu : {game!r} ; jeux connus : {shown}")
 
 
 class ModelError(RulesqaError):

@@ -4,9 +4,13 @@
                     FAISS type, analyzer version, corpus hash, passage counts per game, build time
     passages.jsonl  the passages, in vector order
     games.json      the games' metadata
-    vectors.npy     float32 L2-normalised passage embeddings (kept for reuse and exact rescoring)
+    vectors.npy     float16 L2-normalised passage embeddings (kept for reuse and exact rescoring): half of
+                    float32, and the same dev metrics to the last digit (docs/SCALE.md); loaded as float32
+                    for an exact index, memory-mapped as they are above it (a shelf of a million passages)
     dense.faiss     the FAISS index over those vectors (inner product = cosine)
     lexical/        the bm25s index (its own plain files, BM25 parameters included)
+    tokens.npz      the analysed terms of every passage (vocabulary, term ids, offsets): an update of one
+                    game rebuilds the BM25 statistics of the shelf without analysing its text again
 
 A save writes a sibling temporary folder and renames it into place, so an interrupted build leaves
 the previous index as it was. `check_compatible` refuses an index whose vectors or terms were made
@@ -28,8 +32,8 @@ from indexer.corpus import SOURCE_KEYS, Game
 from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
 
-FORMAT_VERSION = 2
-FILES = ("manifest.json", "passages.jsonl", "games.json", "vectors.npy", "dense.faiss", "lexical")
+FORMAT_VERSION = 4
+FILES = ("manifest.json", "passages.jsonl", "games.json", "vectors.npy", "dense.faiss", "lexical", "tokens.npz")
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
 # Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
 PASSAGE_TEMPLATE = 1
@@ -46,12 +50,14 @@ def lexical_text(passage: Passage, game: Game) -> str:
 
 
 def corpus_hash(games: list[Game], passages: list[Passage]) -> str:
+    # In game id order, whatever the rows' order: an index updated one game at a time (its games appended)
+    # and a fresh build of the same corpus have the same hash.
     canonical = json.dumps(
         {
             # The PDF keys only when set: a corpus without imported PDFs keeps the hash (and index) it had.
             "games": [{k: v for k, v in asdict(g).items() if k != "path" and not (k in SOURCE_KEYS and v is None)}
-                      for g in games],
-            "passages": [p.to_dict() for p in passages],
+                      for g in sorted(games, key=lambda g: g.id)],
+            "passages": [p.to_dict() for p in sorted(passages, key=lambda p: p.game)],
         },
         ensure_ascii=False,
         sort_keys=True,
@@ -123,6 +129,7 @@ class IndexData:
     vectors: np.ndarray
     dense: object  # faiss.Index
     lexical: object  # bm25s.BM25
+    tokens: list[list[str]] | None = None  # analysed terms per passage; loaded by load_tokens() only
 
 
 def save(index: IndexData, target: Path) -> Path:
@@ -135,10 +142,29 @@ def save(index: IndexData, target: Path) -> Path:
                 out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
         games = [asdict(g) for g in index.games]
         (tmp / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
-        np.save(tmp / "vectors.npy", index.vectors.astype(np.float32), allow_pickle=False)
+        np.save(tmp / "vectors.npy", np.asarray(index.vectors, dtype=np.float16), allow_pickle=False)
         faiss.write_index(index.dense, str(tmp / "dense.faiss"))
         index.lexical.save(str(tmp / "lexical"), show_progress=False)
+        _save_tokens(tmp / "tokens.npz", index.tokens)
     return Path(target)
+
+
+def _save_tokens(path: Path, tokens: list[list[str]] | None) -> None:
+    if tokens is None:
+        raise ValueError("tokens are required to save an index")
+    vocabulary = sorted({t for terms in tokens for t in terms})
+    ids = {t: i for i, t in enumerate(vocabulary)}
+    flat = np.fromiter((ids[t] for terms in tokens for t in terms), dtype=np.int32)
+    offsets = np.cumsum([0, *map(len, tokens)], dtype=np.int64)
+    with open(path, "wb") as out:
+        np.savez(out, vocabulary=np.array(vocabulary, dtype=str), ids=flat, offsets=offsets)
+
+
+def load_tokens(folder: Path) -> list[list[str]]:
+    """The analysed terms of every passage, in row order (for an update of the lexical index)."""
+    with np.load(Path(folder) / "tokens.npz", allow_pickle=False) as data:
+        vocabulary, ids, offsets = data["vocabulary"].tolist(), data["ids"], data["offsets"]
+    return [[vocabulary[i] for i in ids[offsets[r] : offsets[r + 1]]] for r in range(len(offsets) - 1)]
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -170,9 +196,13 @@ def load(folder: Path) -> IndexData:
     folder = Path(folder)
     manifest = read_manifest(folder)
     try:
-        passages = [_passage(json.loads(line)) for line in (folder / "passages.jsonl").read_text("utf-8").splitlines()]
+        # One JSON array parse instead of one per line: a shelf has a few hundred thousand passages.
+        lines = (folder / "passages.jsonl").read_text("utf-8").splitlines()
+        passages = [_passage(d) for d in json.loads("[" + ",".join(lines) + "]")]
         games = [Game(**{**g, "aliases": tuple(g["aliases"])}) for g in json.loads((folder / "games.json").read_text("utf-8"))]
-        vectors = np.load(folder / "vectors.npy", allow_pickle=False)
+        vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
+        if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/retrieval.py)
+            vectors = np.asarray(vectors, dtype=np.float32)
         dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = bm25s.BM25.load(str(folder / "lexical"), show_progress=False)
     except Exception as exc:  # any unreadable file means the same thing to the user

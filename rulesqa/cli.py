@@ -100,12 +100,19 @@ def index(
     model: Optional[str] = ModelOpt,
     no_adapt: bool = typer.Option(False, "--no-adapt", help="Sans adapter e5 au corpus (modèle de base)."),
     quiet: bool = typer.Option(False, "--quiet", help="Sans barre de progression."),
+    game: Optional[str] = typer.Option(None, "--game", help="Ajouter ou remplacer ce seul jeu (id) dans l'index "
+                                       "existant, avec son modèle."),
+    remove: Optional[str] = typer.Option(None, "--remove", help="Retirer ce seul jeu (id) de l'index existant."),
 ):
     """Construire l'index (FAISS + BM25 français) du corpus, avec e5 adapté au corpus ; réutilise les
     embeddings inchangés et le modèle adapté tant que le corpus ne change pas."""
     from indexer.build import build_index
 
     conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=False if no_adapt else None)
+    if game or remove:
+        from rulesqa.update import update_one
+
+        return update_one(conf, game, remove, run, fail)
     embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
     result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
     stats, info = result.stats, result.manifest.corpus

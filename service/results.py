@@ -3,7 +3,7 @@ these dataclasses as its response model) and `rulesqa ask --json` prints `to_dic
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from pydantic import ConfigDict
 
@@ -56,7 +56,8 @@ class Quote:
     passage_ids: list[str]
 
 
-REFUSAL_REASONS = ("off_topic", "other_game", "not_in_rules", "weak_evidence")
+# ambiguous_game: no game named, and several games' rules answer about as well ("précisez le jeu").
+REFUSAL_REASONS = ("off_topic", "other_game", "not_in_rules", "weak_evidence", "ambiguous_game")
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class Refusal:
 
     reason: str
     message: str
+    # ambiguous_game: the likeliest games, best first, for the player to pick one.
+    games: list[GameRef] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 # Candidates taken from each of the dense and lexical lists before fusion.
 CANDIDATES = 50
+# Inverted lists visited by a shelf-wide search of an IVF index (above EXACT_SEARCH_MAX passages), and the
+# most games whose candidates one such search gathers (routing reads the first few games only).
+NPROBE = 16
+SHELF_SEARCH_GAMES = 40
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,10 @@ class Scores:
     dense_order: np.ndarray
     # Rows with a positive BM25 score, by descending score, ties by row.
     lexical_order: np.ndarray
+    # Set when only this game's passages were scored (`Retriever.score(question, game)`): `lexical` then
+    # holds the scores of rows offset .. offset + len(lexical) only.
+    game: str | None = None
+    offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -84,22 +92,37 @@ class Retriever:
         self.games = data.games
         self.game_ids = [g.id for g in data.games]
         # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product.
-        self._centroid = data.vectors.mean(axis=0) if len(data.vectors) else np.zeros(data.vectors.shape[1])
-        self._rows_of_game = {
-            gid: np.array([i for i, p in enumerate(self.passages) if p.game == gid], dtype=np.int64)
-            for gid in self.game_ids
-        }
+        self._centroid = (data.vectors.mean(axis=0, dtype=np.float64).astype(np.float32) if len(data.vectors)
+                          else np.zeros(data.vectors.shape[1], dtype=np.float32))
         # The game of each row, as an index into game_ids: filtering a ranking by game is one comparison.
-        self._game_of_row = np.empty(len(self.passages), dtype=np.int32)
-        for gi, gid in enumerate(self.game_ids):
-            self._game_of_row[self._rows_of_game[gid]] = gi
         self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
+        self._game_of_row = np.fromiter((self._game_index[p.game] for p in self.passages), dtype=np.int32,
+                                        count=len(self.passages))
+        # Rows of each game in one pass (a shelf has thousands of games and a million rows).
+        order = np.argsort(self._game_of_row, kind="stable")
+        bounds = np.searchsorted(self._game_of_row[order], np.arange(len(self.game_ids) + 1))
+        self._rows_of_game = {gid: order[bounds[gi]:bounds[gi + 1]].astype(np.int64)
+                              for gi, gid in enumerate(self.game_ids)}
+        # The build writes each game's passages together: a game is then one row range, which a question
+        # with a game scores alone, at a cost that does not grow with the shelf.
+        self._range_of_game = {
+            gid: (int(rows[0]), int(rows[-1]) + 1) for gid, rows in self._rows_of_game.items()
+            if len(rows) and rows[-1] - rows[0] + 1 == len(rows)
+        }
+        self._postings_sorted = _postings_sorted(data.lexical)
         # The manifest says which FAISS index the build chose; only an exact one can be replaced by a product.
         self._exact = data.manifest.dense_index == "IndexFlatIP"
+        if data.manifest.dense_index.startswith("IVF"):
+            import faiss
+
+            faiss.extract_index_ivf(data.dense).nprobe = NPROBE
 
     @classmethod
     def load(cls, folder: Path, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
-        data = store.load(folder)
+        return cls.from_data(store.load(folder), embedder, fusion)
+
+    @classmethod
+    def from_data(cls, data: store.IndexData, embedder: Embedder, fusion: FusionConfig | None = None) -> Retriever:
         data.manifest.check_compatible(embedder)
         return cls(data, embedder, fusion)
 
@@ -125,10 +148,16 @@ class Retriever:
                 return g
         raise UnknownGameError(game_id, self.game_ids)
 
-    def score(self, question: str) -> Scores:
+    def score(self, question: str, game: str | None = None) -> Scores:
+        """The question's scores over every passage, or over one game's passages only when `game` is
+        given (then only that game can be ranked from them)."""
         vector = self.embedder.encode_queries([question])[0]
         analyzed = analyze(question)
         terms = [t for t in analyzed if t in self.data.lexical.vocab_dict]
+        if game is not None:
+            self.game(game)
+            if game in self._range_of_game and self._postings_sorted:
+                return self._score_range(vector, terms, len(analyzed), game, *self._range_of_game[game])
         if terms:
             lexical = np.asarray(self.data.lexical.get_scores(terms), dtype=np.float64)
         else:
@@ -137,15 +166,41 @@ class Retriever:
         lexical_order = positive[np.argsort(-lexical[positive], kind="stable")]
         return Scores(vector, terms, len(analyzed), lexical, self._dense_order(vector), lexical_order)
 
+    def _score_range(self, vector: np.ndarray, terms: list[str], n_terms: int, game: str, lo: int, hi: int) -> Scores:
+        """Scores of rows lo..hi only: a slice of the vectors, and each term's postings within the range
+        (bm25s keeps them sorted by row), added in the same order as bm25s does for the same floats."""
+        cosines = self.data.vectors[lo:hi] @ vector
+        dense_order = lo + np.argsort(-cosines, kind="stable")
+        lexical = np.zeros(hi - lo, dtype=np.dtype(self.data.lexical.dtype))
+        if terms:
+            bm25 = self.data.lexical.scores
+            indices, data, indptr = bm25["indices"], bm25["data"], bm25["indptr"]
+            for token in self.data.lexical.get_tokens_ids(terms):
+                start, end = int(indptr[token]), int(indptr[token + 1])
+                a = start + int(np.searchsorted(indices[start:end], lo))
+                b = start + int(np.searchsorted(indices[start:end], hi))
+                np.add.at(lexical, indices[a:b] - lo, data[a:b])
+        lexical = lexical.astype(np.float64)
+        positive = np.flatnonzero(lexical > 0)
+        lexical_order = lo + positive[np.argsort(-lexical[positive], kind="stable")]
+        return Scores(vector, terms, n_terms, lexical, dense_order, lexical_order, game, lo)
+
     def _dense_order(self, vector: np.ndarray) -> np.ndarray:
         """Rows by descending cosine to the question, ties by row (as FAISS's flat search keeps them)."""
         if self._exact:
             # Where the index is exact, one matrix-vector product gives the same order, cheaper than FAISS.
             return np.argsort(-(self.data.vectors @ vector), kind="stable")
         # One approximate search over all games, deep enough for the usual per-game filtering.
-        n = min(len(self.passages), CANDIDATES * max(1, len(self.game_ids)))
+        n = min(len(self.passages), CANDIDATES * max(1, min(len(self.game_ids), SHELF_SEARCH_GAMES)))
         _, ids = self.data.dense.search(vector[None, :].astype(np.float32), n)
         return ids[0][ids[0] >= 0]
+
+    def likely_games(self, scores: Scores, n: int) -> list[tuple[str, float]]:
+        """The n games whose best passage is nearest to the question, with that cosine, best first."""
+        order = scores.dense_order[: CANDIDATES * n]
+        games, first = np.unique(self._game_of_row[order], return_index=True)
+        best = order[np.sort(first)[:n]]
+        return [(self.passages[r].game, float(self.data.vectors[r] @ scores.vector)) for r in best]
 
     def coverage(self, scores: Scores) -> float:
         """Share of the question's terms that occur anywhere in the corpus."""
@@ -178,6 +233,8 @@ class Retriever:
         if game is not None:
             self.game(game)
             rows = self._rows_of_game[game]
+        if scores.game is not None and game != scores.game:
+            raise ValueError(f"scores of {scores.game!r} only, ranked for {game!r}")
         if len(self.passages) == 0 or (rows is not None and len(rows) == 0):
             return []
         # Top CANDIDATES by cosine ∪ top CANDIDATES with a positive BM25 score, filtered in memory.
@@ -185,9 +242,22 @@ class Retriever:
                                                self._lexical_candidates(scores, game)]))
         # Exact cosine for every candidate, including those found only lexically (vectors are normalised).
         dense = self.data.vectors[candidates] @ scores.vector
-        lexical = scores.lexical[candidates]
+        lexical = scores.lexical[candidates - scores.offset]
         fused = fuse(dense, lexical, mode, self.fusion.method, self.fusion.dense_weight, self.fusion.rrf_k)
         order = np.lexsort((candidates, -fused))[:k]
         return [
             Hit(self.passages[candidates[i]], float(fused[i]), float(dense[i]), float(lexical[i])) for i in order
         ]
+
+
+def _postings_sorted(lexical) -> bool:
+    """Whether every term's postings are in row order, as bm25s writes them (checked, not assumed: a
+    range search needs it)."""
+    indices, indptr = lexical.scores["indices"], lexical.scores["indptr"]
+    if len(indices) < 2:
+        return True
+    steps = np.diff(indices.astype(np.int64))
+    # A step may go down only where a new term's postings start.
+    starts = np.zeros(len(indices), dtype=bool)
+    starts[np.asarray(indptr[1:-1], dtype=np.int64)[np.asarray(indptr[1:-1]) < len(indices)]] = True
+    return bool(np.all((steps >= 0) | starts[1:]))

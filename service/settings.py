@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     database_url: str = Field(f"sqlite:///{REPO / 'var' / 'rulesqa.db'}", pattern=r"^(sqlite|postgresql)(\+\w+)?://",
                               description="Base du journal : SQLite (défaut) ou postgresql+psycopg://…")
     admin_token: str | None = Field(None, min_length=16, description="Active /admin ; jeton exigé pour y accéder.")
+    # POST /api/admin/reload swaps in a new index version when this token is sent; unset: no such route.
+    reload_token: str | None = Field(None, min_length=16, description="Jeton du rechargement de l'index.")
 
     @field_validator("cors_origins", mode="before")
     @classmethod

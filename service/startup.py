@@ -18,6 +18,23 @@ def _current_corpus_hash(corpus_dir: Path) -> str:
     return corpus_hash([d.game for d in docs], passages)
 
 
+def load_index_and_model(index_dir: Path, make_embedder):
+    """(index data or the IndexMismatchError reading it, embedder): the index's files are read in a thread
+    while the model loads. On a shelf both take seconds, and loading the model (onnxruntime, tokenizers)
+    mostly releases the GIL, so a start costs the longer of the two rather than their sum."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from indexer import store
+
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(store.load, index_dir)
+        embedder = make_embedder()
+        try:
+            return pending.result(), embedder
+        except IndexMismatchError as exc:
+            return exc, embedder
+
+
 def load_answerer(settings: Settings, embedder=None) -> Answerer:
     """The answerer over settings.index_dir. With build_index_if_missing, a missing or incompatible index,
     or one built from another version of the corpus, is (re)built from corpus_dir first; unchanged passages
@@ -25,11 +42,18 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
     from indexer.build import build_index
 
     index_dir, corpus_dir, build = settings.index_dir, settings.corpus_dir, settings.build_index_if_missing
-    if embedder is None:
+
+    def make_embedder():
+        if embedder is not None:
+            return embedder
         # Building: the model the corpus asks for (adapting it on first use); else the index's own model.
-        embedder = settings.corpus_embedder() if build and Path(corpus_dir).is_dir() else settings.index_embedder()
+        return settings.corpus_embedder() if build and Path(corpus_dir).is_dir() else settings.index_embedder()
+
+    data, embedder = load_index_and_model(index_dir, make_embedder)
     try:
-        answerer = Answerer.load(index_dir, embedder, cache_dir=settings.cache_dir)
+        if isinstance(data, IndexMismatchError):
+            raise data
+        answerer = Answerer.from_data(data, embedder, cache_dir=settings.cache_dir)
     except IndexMismatchError as exc:
         if not build:
             raise

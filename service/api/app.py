@@ -10,7 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from service.api import errors
+from service.api import errors, reload
 from service.api.middleware import AccessLog, BodyLimit
 from service.api.log_routes import router as log_router
 from service.api.routes import router
@@ -66,6 +66,7 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
     errors.install(app)
     app.include_router(router)
     app.include_router(log_router)
+    app.include_router(reload.router)
 
     @app.get("/", include_in_schema=False)
     def table_page():

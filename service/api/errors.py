@@ -6,8 +6,16 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from indexer.errors import IndexMismatchError, LogStoreError, QuestionError, UnknownGameError
+from service.catalogue import MAX_QUERY_CHARS
 from service.log.store import MAX_COMMENT_CHARS, FeedbackExistsError, LogDisabledError, UnknownAskError
 from service.limits import MAX_K, MAX_QUESTION_CHARS, MIN_K
+
+
+GAME_SEARCH = {
+    "q": f"« q » doit être un texte d'au plus {MAX_QUERY_CHARS} caractères",
+    "limit": "« limit » doit être un entier entre 1 et 200",
+    "offset": "« offset » doit être un entier positif ou nul",
+}
 
 
 def _field(loc) -> str:
@@ -42,6 +50,8 @@ def validation_message(error: dict, path: str = "/api/ask") -> tuple[int, str]:
         return 422, "« helpful » doit valoir true ou false"
     if field == "comment":
         return 422, f"« comment » doit être un texte de {MAX_COMMENT_CHARS} caractères au plus"
+    if field in GAME_SEARCH:  # GET /api/games?q=&limit=&offset=
+        return 422, GAME_SEARCH[field]
     return 422, f"valeur invalide pour « {field} » : {error.get('msg', '')}"
 
 

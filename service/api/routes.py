@@ -4,10 +4,11 @@ import time
 from functools import partial
 
 import anyio
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from service import limits
 from service.answer import Answerer, validate
+from service.catalogue import MAX_QUERY_CHARS
 from service.api.deps import get_answerer, require_json
 from service.api.log_routes import log_status
 from service.api.schemas import AskRequest, ClientConfig, ErrorBody, Game, GamesResponse, Health
@@ -50,9 +51,15 @@ def _game(answerer: Answerer, game) -> dict:
     }
 
 
-@router.get("/api/games", response_model=GamesResponse, tags=["jeux"], summary="Les jeux connus")
-def games(answerer: Answerer = Depends(get_answerer)) -> dict:
-    return {"games": [_game(answerer, g) for g in answerer.retriever.games]}
+@router.get("/api/games", response_model=GamesResponse, tags=["jeux"], summary="Les jeux connus, ou cherchés")
+def games(answerer: Answerer = Depends(get_answerer),
+          q: str | None = Query(None, max_length=MAX_QUERY_CHARS, description="Titre, alias ou id cherché "
+                                "(fautes de frappe tolérées) ; absent : tous les jeux, par titre."),
+          limit: int = Query(50, ge=1, le=200, description="Jeux par page."),
+          offset: int = Query(0, ge=0, description="Jeux sautés (pagination).")) -> dict:
+    page = answerer.catalogue.search(q, limit, offset)
+    return {"games": [_game(answerer, g) for g in page.games], "total": page.total, "offset": offset,
+            "limit": limit}
 
 
 @router.get("/api/games/{game_id}", response_model=Game, tags=["jeux"], summary="Un jeu",

@@ -64,6 +64,9 @@ class Game(BaseModel):
 
 class GamesResponse(BaseModel):
     games: list[Game]
+    total: int = Field(..., description="Jeux correspondant à la recherche, toutes pages confondues.")
+    offset: int
+    limit: int
 
 
 class Health(BaseModel):

@@ -9,6 +9,7 @@
   const $ = (id) => document.getElementById(id);
   const ui = {
     game: $("game"),
+    gameSearch: $("game-search"),
     card: $("game-card"),
     cardTitle: $("game-title"),
     cardFacts: $("game-facts"),
@@ -24,7 +25,7 @@
     result: $("result"),
   };
 
-  let games = new Map();
+  const games = new Map(); // every game the picker has seen, by id
   let limits = null; // GET /api/config: the server's limits, once known
   let pending = null; // AbortController of the request in flight
 
@@ -76,13 +77,19 @@
     ui.cardCredits.hidden = !credits;
   }
 
+  const picker = RulesqaCore.gamePicker({
+    api: (path, options) => api(`/${path}`, options), select: ui.game, search: ui.gameSearch, games, onChange: () => {
+      saveGame(ui.game.value);
+      renderGameCard();
+    },
+  });
+
+  RulesqaCore.enableViewer({ url: (path) => `/${path}`, hasPdf: (id) => Boolean(games.get(id)?.pdf), host: document.body });
+
   async function loadGames() {
     ui.gamesError.hidden = true;
     try {
-      const body = await api("/api/games");
-      games = new Map(body.games.map((g) => [g.id, g]));
-      RulesqaCore.enableViewer({ url: (path) => `/${path}`, games: body.games.filter((g) => g.pdf).map((g) => g.id),
-        host: document.body });
+      await picker.load(savedGame());
     } catch (err) {
       ui.gamesError.replaceChildren(
         `${err.message} La liste des jeux n'a pas pu être chargée ; le jeu sera reconnu dans la question. `,
@@ -92,12 +99,6 @@
       ui.gamesError.hidden = false;
       return;
     }
-    const wanted = savedGame();
-    const options = [...games.values()]
-      .sort((a, b) => a.title.localeCompare(b.title, "fr"))
-      .map((g) => el("option", { value: g.id, text: g.title }));
-    ui.game.replaceChildren(ui.game.options[0], ...options);
-    ui.game.value = games.has(wanted) ? wanted : "";
     renderGameCard();
   }
 
@@ -161,10 +162,17 @@
   }
 
   function renderNotFound(data) {
+    const which = data.refusal && data.refusal.reason === "ambiguous_game";
     return [
       el("div", { class: "notice" },
-        el("h2", { id: "result-heading", tabindex: "-1", text: "Ce n'est pas dans les règles" }),
-        el("p", { text: refusalText(data) })),
+        el("h2", { id: "result-heading", tabindex: "-1", text: which ? "Quel jeu ?" : "Ce n'est pas dans les règles" }),
+        el("p", { text: refusalText(data) }),
+        RulesqaCore.gameChoices(data, (game) => {
+          picker.choose(game);
+          saveGame(game.id);
+          renderGameCard();
+          ui.form.requestSubmit(); // the same question, now about that game
+        })),
       feedback(data, api, "/api/feedback"),
       passageList(data, "Les passages les plus proches"),
     ];

@@ -137,7 +137,7 @@ const RulesqaCore = (() => {
   // from a game with a PDF rulebook is a button that opens the cited page (see the page viewer below).
   function chip(short, citation, extraClass = "", passage = null) {
     const label = citation || short || "";
-    const withPage = pageViewer && passage && passage.pages && passage.pages.length && pageViewer.games.has(passage.game);
+    const withPage = pageViewer && passage && passage.pages && passage.pages.length && pageViewer.hasPdf(passage.game);
     if (withPage) {
       const button = el("button", { type: "button", class: `chip chip-page ${extraClass}`.trim(),
         title: `Voir la page : ${label}` }, icon("book"), el("span", { "aria-hidden": "true", text: short || label }),
@@ -187,8 +187,10 @@ const RulesqaCore = (() => {
 
   // `url` maps an API path as in client(); `games` lists the games whose passages have a page image;
   // `host` is where the viewer and its style go (document.body, or the widget's shadow root).
-  function enableViewer({ url = (path) => path, games, host }) {
-    pageViewer = { url, games: new Set(games), host, node: null };
+  // `hasPdf(gameId)`: whether the game's rulebook PDF is there (the `pdf` flag of /api/games), asked at
+  // render time, since on a large shelf the games are fetched page by page as the player searches.
+  function enableViewer({ url = (path) => path, hasPdf, host }) {
+    pageViewer = { url, hasPdf, host, node: null };
   }
 
   function viewerNode() {
@@ -315,8 +317,95 @@ const RulesqaCore = (() => {
     return group;
   }
 
+  // ---------- the game picker on a large shelf ----------
+
+  // A shop's shelf holds thousands of games: the select only ever holds one page of /api/games. When the
+  // shelf is larger than that page, a search field appears before the select; what is typed (debounced,
+  // the previous request aborted) asks /api/games?q=… and the select shows those games, the chosen one
+  // kept. `games` (id -> game) is filled with every game seen, for titles and cards.
+  const PICKER_PAGE = 50;
+  const PICKER_DELAY_MS = 150;
+
+  function gamePicker({ api, select, search, games, onChange }) {
+    const first = select.options[0]; // "Reconnaître le jeu dans la question"
+    let pending = null;
+    let timer = 0;
+
+    function show(list) {
+      const chosen = games.get(select.value);
+      const shown = chosen && !list.some((g) => g.id === chosen.id) ? [chosen, ...list] : list;
+      for (const g of list) games.set(g.id, g);
+      const value = select.value;
+      select.replaceChildren(first, ...shown.map((g) => el("option", { value: g.id, text: g.title })));
+      select.value = value;
+    }
+
+    async function query(q) {
+      if (pending) pending.abort();
+      pending = new AbortController();
+      const params = new URLSearchParams({ limit: String(PICKER_PAGE) });
+      if (q) params.set("q", q);
+      try {
+        const body = await api(`api/games?${params}`, { signal: pending.signal });
+        show(body.games);
+        if (q && body.games.length === 1 && !select.value) {
+          select.value = body.games[0].id; // one match: picked, as a player expects after typing a name
+          onChange();
+        }
+        return body;
+      } catch (err) {
+        if (err.name !== "AbortError") throw err;
+        return null;
+      }
+    }
+
+    search.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => query(search.value.trim()).catch(() => {}), PICKER_DELAY_MS);
+    });
+
+    // The first page; the search field only when the shelf does not fit in it. A wanted game (from the
+    // URL or the last visit) outside the page is fetched on its own.
+    async function load(wanted) {
+      const body = await query("");
+      search.hidden = body.total <= body.games.length;
+      if (wanted && !games.has(wanted)) {
+        try {
+          games.set(wanted, await api(`api/games/${encodeURIComponent(wanted)}`));
+          show(body.games);
+        } catch {
+          // an unknown or removed game: nothing chosen
+        }
+      }
+      select.value = games.has(wanted) ? wanted : "";
+      return body;
+    }
+
+    // A game picked elsewhere (a "Précisez le jeu" button): shown and chosen even if not on this page.
+    function choose(game) {
+      games.set(game.id, { ...games.get(game.id), ...game });
+      if (![...select.options].some((o) => o.value === game.id)) select.append(el("option", { value: game.id, text: game.title }));
+      select.value = game.id;
+    }
+
+    return { load, choose };
+  }
+
+  // "Précisez le jeu : A, B ou C ?": the likeliest games as buttons; `pick(game)` asks again with it.
+  function gameChoices(data, pick) {
+    const games = (data.refusal && data.refusal.reason === "ambiguous_game" && data.refusal.games) || [];
+    if (!games.length) return null;
+    return el("div", { class: "game-choices", role: "group", "aria-label": "Jeux possibles" },
+      ...games.map((game) => {
+        const button = el("button", { type: "button", class: "game-choice", text: game.title });
+        button.addEventListener("click", () => pick(game));
+        return button;
+      }));
+  }
+
   return {
     el, icon, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
     passageChip, citedChip, seeAlso, commonMistake, refusalText, feedback, enableViewer, closePage,
+    gamePicker, gameChoices,
   };
 })();

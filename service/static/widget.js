@@ -110,10 +110,13 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
 
 .picker { display: flex; align-items: center; gap: 10px; padding: 10px 14px; border-bottom: 1px solid var(--line); background: var(--soft); }
 .picker label { font-size: 13px; font-weight: 650; color: var(--muted); }
-.picker select {
+.picker select, .picker .game-search {
   flex: 1; min-width: 0; min-height: 40px; padding: 6px 10px;
   border: 1.5px solid var(--line); border-radius: 9px; background: var(--bg);
 }
+.picker .game-search[hidden] { display: none; }
+.game-choices { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
+.game-choice { min-height: 36px; padding: 4px 12px; border: 1.5px solid var(--accent); border-radius: 999px; background: var(--bg); color: var(--accent); font-weight: 650; cursor: pointer; }
 
 .log { flex: 1; overflow-y: auto; padding: 16px 14px 8px; display: flex; flex-direction: column; gap: 10px; background: var(--bg); overscroll-behavior: contain; }
 .bubble { max-width: 88%; padding: 10px 13px; border-radius: 16px; word-wrap: break-word; overflow-wrap: anywhere; }
@@ -223,7 +226,9 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 
   const gameSelect = el("select", { id: "game" },
     el("option", { value: "", text: "Reconnaître le jeu dans la question" }));
-  const picker = el("div", { class: "picker" }, el("label", { for: "game", text: "Jeu" }), gameSelect);
+  const gameSearch = el("input", { type: "search", class: "game-search", placeholder: "Chercher un jeu",
+    "aria-label": "Recherche par titre", "aria-controls": "game", autocomplete: "off", hidden: true });
+  const picker = el("div", { class: "picker" }, el("label", { for: "game", text: "Jeu" }), gameSearch, gameSelect);
   picker.hidden = Boolean(config.game); // fixed by the site owner
 
   const log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
@@ -248,7 +253,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 
   // ---------- games ----------
 
-  let games = new Map();
+  const games = new Map(); // every game the picker has seen, by id
   let gamesLoaded = null; // the /api/games promise, started on first open
   let limits = null; // GET /api/config: the server's limits, once known
 
@@ -265,17 +270,15 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     subtitle.textContent = title || (config.game ? "" : "Choisissez le jeu ou nommez-le");
   }
 
+  const gamePicker = RulesqaCore.gamePicker({
+    api, select: gameSelect, search: gameSearch, games, onChange: () => gameSelect.dispatchEvent(new Event("change")),
+  });
+
+  RulesqaCore.enableViewer({ url: (path) => new URL(path, scriptUrl).href,
+    hasPdf: (id) => Boolean(games.get(id)?.pdf), host: shadow });
+
   function loadGames() {
-    gamesLoaded = gamesLoaded || api("api/games")
-      .then((body) => {
-        games = new Map(body.games.map((g) => [g.id, g]));
-        RulesqaCore.enableViewer({ url: (path) => new URL(path, scriptUrl).href,
-          games: body.games.filter((g) => g.pdf).map((g) => g.id), host: shadow });
-        const options = [...games.values()]
-          .sort((a, b) => a.title.localeCompare(b.title, "fr"))
-          .map((g) => el("option", { value: g.id, text: g.title }));
-        gameSelect.append(...options);
-      })
+    gamesLoaded = gamesLoaded || gamePicker.load("")
       .catch(() => {
         gamesLoaded = null; // retried on the next opening; questions still work with game detection
       })
@@ -326,10 +329,17 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
         feedback(data, api, "api/feedback"),
         sources(data, "Passages du livret"));
     }
+    const which = data.refusal && data.refusal.reason === "ambiguous_game";
     return el("div", { class: "bubble bot missing" },
-      el("p", { class: "verdict", text: "Ce n'est pas dans les règles." }),
+      el("p", { class: "verdict", text: which ? "Quel jeu ?" : "Ce n'est pas dans les règles." }),
       el("p", { text: refusalText(data) }),
       feedback(data, api, "api/feedback"),
+      RulesqaCore.gameChoices(data, (game) => {
+        if (busy) return;
+        gamePicker.choose(game);
+        updateSubtitle();
+        ask(data.question); // the same question, now about that game
+      }),
       sources(data, "Passages les plus proches"));
   }
 

@@ -3,6 +3,8 @@
 import json
 import shutil
 
+import numpy as np
+
 import pytest
 
 from tests.fakes import CORPUS, FakeEmbedder
@@ -107,3 +109,28 @@ def test_passages_longer_than_the_model_reads_are_reported(tmp_path, capsys):
     result = build_index(corpus, tmp_path / "idx", CountingEmbedder(), progress=False)
     assert len(result.stats.truncated) == 1
     assert "1 passage(s) de plus de 512 jetons" in capsys.readouterr().err
+
+
+def test_vectors_are_stored_in_float16_and_memory_mapped_above_the_exact_limit(tmp_path, monkeypatch):
+    from indexer import build
+
+    build_index(CORPUS, tmp_path / "flat", FakeEmbedder(), progress=False)
+    assert np.load(tmp_path / "flat" / "vectors.npy").dtype == np.float16  # half the bytes on disk
+    flat = store.load(tmp_path / "flat")
+    assert flat.vectors.dtype == np.float32 and not isinstance(flat.vectors, np.memmap)
+    exact = FakeEmbedder().encode_passages([store.embedding_text(flat.passages[0], flat.games[0])])[0]
+    assert np.abs(flat.vectors[0] - exact).max() < 1e-3  # float16 keeps ~3 decimal digits
+    monkeypatch.setattr(build, "EXACT_SEARCH_MAX", 10)
+    build_index(CORPUS, tmp_path / "ivf", FakeEmbedder(), progress=False)
+    ivf = store.load(tmp_path / "ivf")
+    assert isinstance(ivf.vectors, np.memmap) and ivf.vectors.dtype == np.float16
+
+
+def test_passage_to_dict_has_every_field_in_order():
+    from dataclasses import asdict, fields
+
+    from indexer.passages import Passage
+
+    passage = Passage("karuba-1", "karuba", "Fin", "Titre", (6, 7), "Texte", 12)
+    assert passage.to_dict() == {**asdict(passage), "pages": [6, 7]}
+    assert list(passage.to_dict()) == [f.name for f in fields(Passage)]

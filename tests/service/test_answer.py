@@ -115,3 +115,54 @@ def test_extract_answer_elsewhere_takes_the_sentence_closest_to_the_question():
     )
     answer = extract_answer(p, "Combien rapporte une pépite d'or ?")
     assert answer.startswith("Additionne tes trésors") and "plus haut total" not in answer
+
+
+@pytest.mark.parametrize("question, game", [
+    ("À Karouba, les pépites d'or rapportent combien ?", "karuba"),
+    # The name read across a word boundary ("cubird s" is "cubirds"): the next word is not a name.
+    ("Les cubird s'envolent quand il y a un vol d'oiseaux ?", "cubirds"),
+])
+def test_misspelt_title_routes_and_is_not_an_unknown_game(fake_index, question, game):
+    from service.refusal import RefusalPolicy
+
+    # Unknown capitalised names refused as another game's: the misspelt title must not be one.
+    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2),
+                                                                     refusal=RefusalPolicy(names=True)))
+    result = answerer.ask(question)
+    assert result.game.id == game and result.game_detected is True
+    assert result.refusal is None or result.refusal.reason not in ("other_game", "off_topic")
+    assert all(p.game == game for p in result.passages)
+
+
+def test_close_evidence_between_games_asks_which_game(answerer, monkeypatch):
+    from service import answer as answer_module
+
+    question = "les pépites d'or et les cristaux ramassés rapportent combien de points ?"
+    # Every other game counts as close: the answerer must ask rather than pick one.
+    monkeypatch.setattr(answer_module, "AMBIGUITY_MARGIN", 2.0)
+    result = answerer.ask(question).to_dict()
+    assert result["found"] is False and result["game"] is None and result["answer"] is None
+    refusal = result["refusal"]
+    assert refusal["reason"] == "ambiguous_game" and len(refusal["games"]) == 3
+    assert refusal["games"][0] == {"id": "karuba", "title": "Karuba"}
+    titles = [g["title"] for g in refusal["games"]]
+    assert refusal["message"] == f"Précisez le jeu : {titles[0]}, {titles[1]} ou {titles[2]} ?"
+    assert result["message"] == refusal["message"] and len(result["passages"]) == 5
+    # With the game given, the same question is answered.
+    assert answerer.ask(question, "karuba").found is True
+
+
+def test_a_misspelt_name_near_two_games_asks_which(fake_index):
+    from dataclasses import replace
+
+    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    # Two games whose names are one letter from the question's "Cubirts", at the same place.
+    retriever = answerer.retriever
+    games = [replace(g, aliases=("Cubirys",)) if g.id == "cubitos" else g for g in retriever.games]
+    from service.routing import GameNames
+
+    answerer.names = GameNames(games, answerer.signaller.vocabulary)
+    result = answerer.ask("Cubirts : quand la partie se termine ?").to_dict()
+    assert result["found"] is False and result["refusal"]["reason"] == "ambiguous_game"
+    assert {g["id"] for g in result["refusal"]["games"]} == {"cubirds", "cubitos"}
+    assert result["message"].startswith("Précisez le jeu : ")

@@ -101,9 +101,35 @@ def test_one_dense_search_per_question_with_an_approximate_index(counted, monkey
     monkeypatch.setattr(answerer.retriever, "_exact", False)  # as above EXACT_SEARCH_MAX passages (HNSW)
     for question in QUESTIONS:
         embedder.query_calls = index.searches = 0
-        # Routing ranks over all games, then within the routed game: one search serves them all.
+        # Routing ranks over all games, then within the routed game: one search serves them all. A game
+        # named in the question needs none: only its own passages are scored.
         assert answerer.ask(question, None, 10, "hybrid").to_dict() == exact[question]
-        assert (embedder.query_calls, index.searches) == (1, 1), question
+        named = answerer.names.find(question) is not None
+        assert (embedder.query_calls, index.searches) == (1, 0 if named else 1), question
+
+
+def test_scoring_one_game_ranks_as_filtering_all_games(fake_index):
+    """A question with a game scores that game's row range only; its rankings equal the shelf-wide
+    scores filtered to the game, scores included, in every mode."""
+    retriever = Retriever.load(fake_index, FakeEmbedder())
+    assert set(retriever._range_of_game) == set(retriever.game_ids) and retriever._postings_sorted
+    for question in QUESTIONS:
+        shelf = retriever.score(question)
+        for game in retriever.game_ids:
+            alone = retriever.score(question, game)
+            assert alone.game == game and len(alone.lexical) == len(retriever._rows_of_game[game])
+            for mode in MODES:
+                assert retriever.rank(alone, game, 10, mode) == retriever.rank(shelf, game, 10, mode)
+            with pytest.raises(ValueError):
+                retriever.rank(alone, None, 10, "hybrid")
+
+
+def test_likely_games_are_distinct_and_ordered(fake_index):
+    retriever = Retriever.load(fake_index, FakeEmbedder())
+    likely = retriever.likely_games(retriever.score("Les pépites d'or rapportent combien ?"), 3)
+    games = [g for g, _ in likely]
+    assert len(set(games)) == 3 and [c for _, c in likely] == sorted((c for _, c in likely), reverse=True)
+    assert games[0] == "karuba"
 
 
 @pytest.mark.parametrize("candidates", [retrieval.CANDIDATES, 4])
@@ -129,3 +155,25 @@ def test_rank_of_a_game_stays_in_the_game(fake_index):
     for game in retriever.game_ids:
         hits = retriever.rank(scores, game, 20, "hybrid")
         assert hits and {h.passage.game for h in hits} == {game}
+
+
+def test_an_ivf_index_above_the_exact_limit_answers_questions_with_a_game_identically(tmp_path, monkeypatch):
+    """Above EXACT_SEARCH_MAX passages the build writes IVF-SQ8; a question with a game never reads it (the
+    game's own rows are scored), so its answer is the exact one; a question without still routes."""
+    from indexer import build
+    from tests.fakes import CORPUS
+
+    monkeypatch.setattr(build, "EXACT_SEARCH_MAX", 10)
+    result = build.build_index(CORPUS, tmp_path / "ivf", FakeEmbedder(), progress=False)
+    assert result.manifest.dense_index == "IVF8,SQ8"
+    monkeypatch.undo()
+    exact_dir = tmp_path / "exact"
+    build.build_index(CORPUS, exact_dir, FakeEmbedder(), progress=False)
+    policy = Calibration(abstention=AbstentionPolicy(threshold=0.2))
+    ivf, exact = Answerer.load(tmp_path / "ivf", FakeEmbedder(), policy), Answerer.load(exact_dir, FakeEmbedder(), policy)
+    assert not ivf.retriever._exact and exact.retriever._exact
+    for question in QUESTIONS:
+        for game in exact.retriever.game_ids:
+            assert ivf.ask(question, game, 5).to_dict() == exact.ask(question, game, 5).to_dict()
+    routed = ivf.ask("les pépites d'or et les cristaux ramassés rapportent combien de points ?")
+    assert routed.game is not None and routed.game.id == "karuba"

@@ -96,6 +96,28 @@ def test_games_and_one_game(client):
     assert next(g for g in games if g["id"] == "sans-arret")["aliases"][0] == "Can't Stop"
 
 
+def test_games_searched_and_paginated(client):
+    body = client.get("/api/games", params={"q": "karouba", "limit": 2}).json()
+    assert body["games"][0]["id"] == "karuba" and body["games"][0]["passages"] == 18
+    assert (body["offset"], body["limit"]) == (0, 2) and body["total"] >= 1
+    body = client.get("/api/games", params={"limit": 2, "offset": 2}).json()
+    assert [g["id"] for g in body["games"]] == ["karuba", "sans-arret"] and body["total"] == 4
+    assert [g["id"] for g in client.get("/api/games?q=cant stop").json()["games"]] == ["sans-arret"]
+    r = client.get("/api/games", params={"limit": 0})
+    assert r.status_code == 422 and r.json()["detail"] == "« limit » doit être un entier entre 1 et 200"
+    r = client.get("/api/games", params={"q": "x" * 101})
+    assert r.status_code == 422 and r.json()["detail"].startswith("« q » doit être un texte")
+
+
+def test_typo_and_english_titles_route_over_http(client):
+    for question in ("À Karouba, les pépites d'or rapportent combien ?", "In Can't Stop, can I keep rolling?"):
+        body = post(client, {"question": question}).json()
+        assert body["game_detected"] is True, question
+    assert post(client, {"question": "À Karouba, les pépites d'or rapportent combien ?"}).json()["game"]["id"] \
+        == "karuba"
+    assert post(client, {"question": "In Cant Stpo, can I keep rolling?"}).json()["game"]["id"] == "sans-arret"
+
+
 def test_unknown_game_and_unknown_path_and_method(client):
     r = client.get("/api/games/monopoly")
     assert r.status_code == 404 and "jeux connus : cubirds, cubitos, karuba, sans-arret" in r.json()["detail"]

@@ -1,0 +1,16 @@
+"""`rulesqa index --game ID` and `rulesqa index --remove ID`: one game of the existing index."""
+
+import typer
+
+
+def update_one(conf, game: str | None, remove: str | None, run, fail) -> None:
+    from indexer.update import update_game
+
+    if game and remove:
+        fail("--game et --remove s'excluent : un seul jeu à la fois")
+    embedder = run(conf.index_embedder)  # the index's own model: the other games' vectors stay valid
+    result = run(lambda: update_game(conf.index_dir, embedder, game or remove, conf.corpus_dir, remove=bool(remove)))
+    what = "retiré" if remove else f"{result.added} passages ({result.encoded} encodés)"
+    typer.echo(f"{result.game} : {what} ; l'index compte {result.manifest.corpus.games} jeux, "
+               f"{result.manifest.corpus.passages} passages ; {result.seconds} s", err=True)
+    typer.echo(str(conf.index_dir))
