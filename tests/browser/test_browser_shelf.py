@@ -81,7 +81,7 @@ def test_table_page_asks_which_game_and_asks_again_with_it(page, api):
     expect(notice.locator("p")).to_have_text("Précisez le jeu : Karuba ou Cubirds ?")
     notice.get_by_role("button", name="Karuba").click()
     wait_for(page, lambda: len(bodies) == 2)
-    assert bodies[1] == {"question": GOLD, "game": "karuba"}
+    assert bodies[1] == {"question": GOLD, "game": "karuba", "client": "page"}
     expect(page.locator("#game")).to_have_value("karuba")
     expect(page.locator("#result .citation .chip")).to_contain_text("p. 6")
 
@@ -96,5 +96,5 @@ def test_widget_asks_which_game_and_asks_again_with_it(page, api, host_site):
     expect(missing.locator(".verdict")).to_have_text("Quel jeu ?")
     missing.get_by_role("button", name="Cubirds").click()
     wait_for(page, lambda: len(bodies) == 2)
-    assert bodies[1] == {"question": GOLD, "game": "cubirds"}
+    assert bodies[1] == {"question": GOLD, "game": "cubirds", "client": "widget"}
     expect(host.get_by_label("Jeu", exact=True)).to_have_value("cubirds")
