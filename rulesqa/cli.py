@@ -241,6 +241,10 @@ def serve(
 
     import uvicorn
 
+    # bm25s imports numba whenever it is installed (ranx, for the eval, installs it); the service scores BM25
+    # with bm25s's numpy code, and numba's LLVM would add about 65 MiB to the server for nothing.
+    sys.modules.setdefault("numba", None)
+
     from service.api.app import create_app
     from service.startup import load_answerer
 
