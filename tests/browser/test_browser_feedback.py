@@ -3,8 +3,9 @@ the widget (keyboard only), then the report lists them. The API runs for real wi
 
 import pytest
 
-from tests.browser.test_browser_pages import (CHROMIUM, CHROMIUM_ARGS, GOLD, OFF_TOPIC, HostSite, LiveServer,
-                                              _new_page, ask_in_widget, ask_on_table, open_widget, sync_api)
+from tests.browser.support import new_page
+from tests.browser.test_browser_pages import (GOLD, OFF_TOPIC, HostSite, LiveServer, ask_in_widget, ask_on_table,
+                                              open_widget, sync_api)
 from tests.fakes import FakeEmbedder
 
 pytestmark = pytest.mark.browser
@@ -27,20 +28,10 @@ def logged_api(fake_index, tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("no /usr/bin/chromium: run `make browser-deps` (apt-get install chromium)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
-
-
 def test_two_questions_and_a_thumbs_down_reach_the_report(browser, logged_api):
     from service.log.report import build_report
 
-    page = _new_page(browser)
+    page = new_page(browser)
     page.goto(logged_api.url + "/")
     ask_on_table(page, GOLD, "Karuba")
     result = page.locator("#result")
@@ -78,7 +69,7 @@ def test_the_widget_sends_its_verdict_too(browser, logged_api):
     site = HostSite()
     site.server.start()
     try:
-        page = _new_page(browser)
+        page = new_page(browser)
         page.goto(site.publish("avis", logged_api.url, attrs='data-game="karuba"'))
         host = open_widget(page)
         ask_in_widget(host, GOLD)
@@ -129,7 +120,7 @@ def test_acceptance_real_server_page_then_rulesqa_report(browser, real_index, tm
                 pass
             assert time.monotonic() < deadline, "server did not start"
             time.sleep(0.2)
-        page = _new_page(browser)
+        page = new_page(browser)
         page.goto(f"http://127.0.0.1:{port}/")
         ask_on_table(page, GOLD, "Karuba")
         result = page.locator("#result")

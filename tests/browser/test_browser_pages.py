@@ -25,17 +25,12 @@ from starlette.applications import Starlette  # noqa: E402
 from starlette.responses import HTMLResponse, PlainTextResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, PHONE, new_page  # noqa: E402,F401  (shared)
 from tests.fakes import FakeEmbedder  # noqa: E402
 from tests.fakes import REPO  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--no-first-run", "--disable-sync",
-]
-PHONE = {"width": 390, "height": 844}
 ARTIFACTS = REPO / "test-artifacts"
 SCREENSHOTS = REPO / "docs" / "screenshots"
 
@@ -184,59 +179,6 @@ def host_site():
 
 # ---------------------------------------------------------------- browser
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("no /usr/bin/chromium: run `make browser-deps` (apt-get install chromium)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
-
-
-class PageProbe:
-    """What must never happen: a dialog (an injected alert) or an uncaught JavaScript error."""
-
-    def __init__(self, page):
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        page.on("dialog", self._dialog)
-        page.on("pageerror", lambda err: self.errors.append(str(err)))
-
-    def _dialog(self, dialog):
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def assert_clean(self):
-        assert self.dialogs == [], f"a dialog opened: {self.dialogs}"
-        assert self.errors == [], f"JavaScript error in the page: {self.errors}"
-
-
-def _new_page(browser, viewport=PHONE, phone=True):
-    context = browser.new_context(viewport=viewport, device_scale_factor=2, locale="fr-FR", is_mobile=phone,
-                                  has_touch=phone, reduced_motion="reduce")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.probe = PageProbe(page)
-    return page
-
-
-@pytest.fixture
-def page(browser):
-    page = _new_page(browser)
-    yield page
-    page.probe.assert_clean()
-    page.context.close()
-
-
-@pytest.fixture
-def desktop_page(browser):
-    page = _new_page(browser, viewport={"width": 1280, "height": 800}, phone=False)
-    yield page
-    page.probe.assert_clean()
-    page.context.close()
-
-
 def save_screenshot(page, name: str, *, docs: bool = True) -> Path:
     """A PNG under test-artifacts/; also under docs/screenshots/ when missing there or when asked.
 
@@ -350,14 +292,14 @@ def test_table_page_shows_loading_while_the_api_works(page, api):
 
 
 def test_voice_button_only_where_speech_recognition_exists(browser, api):
-    page = _new_page(browser)
+    page = new_page(browser)
     page.add_init_script("delete window.SpeechRecognition; delete window.webkitSpeechRecognition;")
     page.goto(api.url + "/")
     expect(page.locator("#voice")).to_be_hidden()
     page.context.close()
 
     # A stand-in recogniser that "hears" one sentence: the button shows and fills the question in French.
-    page = _new_page(browser)
+    page = new_page(browser)
     page.add_init_script("""
         window.SpeechRecognition = class extends EventTarget {
           start() {

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.browser.test_browser_pages import (  # noqa: F401  (fixtures)
-    GOLD, api, ask_on_table, ask_in_widget, browser, host_site, open_widget, page, wait_for,
+    GOLD, api, ask_on_table, ask_in_widget, host_site, open_widget, wait_for,
 )
 
 sync_api = pytest.importorskip("playwright.sync_api")

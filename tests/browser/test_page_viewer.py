@@ -11,7 +11,7 @@ import pytest
 
 from tests import pdf_fixtures
 from tests.browser.test_browser_pages import (  # noqa: F401  (fixtures and helpers shared with the page tests)
-    GOLD, LiveServer, ask_in_widget, ask_on_table, browser, expect, host_site, open_widget, page, save_screenshot,
+    GOLD, LiveServer, ask_in_widget, ask_on_table, expect, host_site, open_widget, save_screenshot,
 )
 from tests.fakes import CORPUS, FakeEmbedder
 

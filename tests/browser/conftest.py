@@ -1,0 +1,33 @@
+"""The browser fixtures every browser test module gets: one chromium per module, and phone/desktop pages
+that fail the test on a dialog or a JavaScript error."""
+
+import pytest
+
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, new_page
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium: run `make browser-deps` (apt-get install chromium)")
+    sync_playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright").sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = new_page(browser)
+    yield page
+    page.probe.assert_clean()
+    page.context.close()
+
+
+@pytest.fixture
+def desktop_page(browser):
+    page = new_page(browser, viewport={"width": 1280, "height": 800}, phone=False)
+    yield page
+    page.probe.assert_clean()
+    page.context.close()
