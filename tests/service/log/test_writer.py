@@ -55,7 +55,8 @@ def test_a_locked_database_is_waited_for_a_bounded_time_then_recovers(tmp_path, 
     writer.submit(rec("avant ?"))
     assert writer.flush(timeout=10) and writer.written == 1
     caplog.set_level(logging.WARNING, logger="rulesqa.log")
-    locker = sqlite3.connect(path, timeout=0, isolation_level=None)
+    # Waits out the writer's own short transactions (its start-up retention pass may still be running).
+    locker = sqlite3.connect(path, timeout=10, isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")
     started = time.monotonic()
     writer.submit(rec("pendant ?"))
