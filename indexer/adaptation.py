@@ -32,13 +32,15 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bool = True, progress: bool = False):
+def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bool = True, progress: bool = False,
+                    corpus: tuple | None = None):
     """The embedder to index `corpus_dir` with: the base model adapted to it (trained once, then reused),
-    or the base model when `adapt` is off or the corpus yields too few training pairs (said on stderr)."""
+    or the base model when `adapt` is off or the corpus yields too few training pairs (said on stderr).
+    `corpus`: `load_passages(corpus_dir)` when the caller has already read it."""
     base_dir = ensure_model(base_dir)
     if not adapt:
         return load_embedder(None, model_dir=base_dir, threads=threads)
-    docs, passages = load_passages(corpus_dir)
+    docs, passages = corpus if corpus is not None else load_passages(corpus_dir)
     pairs = training_pairs(passages, [d.game for d in docs])
     if len(pairs) < MIN_PAIRS:
         _say(f"attention : le corpus ne donne que {len(pairs)} paires d'entraînement (il en faut {MIN_PAIRS}) ; "

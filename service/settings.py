@@ -65,15 +65,15 @@ class Settings(BaseSettings):
 
         return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
 
-    def corpus_embedder(self, progress: bool = False):
+    def corpus_embedder(self, progress: bool = False, corpus: tuple | None = None):
         """The model to index the corpus with: e5-small adapted to it unless `adapt` is off; a model
-        named by RULESQA_MODEL is used as it is."""
+        named by RULESQA_MODEL is used as it is. `corpus`: the corpus as `load_passages` read it, if read."""
         if self.model:
             return self.embedder()
         from indexer.adaptation import corpus_embedder
 
         return corpus_embedder(self.corpus_dir, self.model_dir, threads=self.threads, adapt=self.adapt,
-                               progress=progress)
+                               progress=progress, corpus=corpus)
 
     def index_embedder(self):
         """The model to answer with: the one the index at `index_dir` was built with."""

@@ -10,18 +10,17 @@ from service.settings import Settings
 log = logging.getLogger("rulesqa")
 
 
-def _current_corpus_hash(corpus_dir: Path) -> str:
-    from indexer.passages import load_passages
+def _corpus_hash(corpus: tuple) -> str:
     from indexer.store import corpus_hash
 
-    docs, passages = load_passages(corpus_dir)
+    docs, passages = corpus
     return corpus_hash([d.game for d in docs], passages)
 
 
 def load_index_and_model(index_dir: Path, make_embedder):
     """(index data or the IndexMismatchError reading it, embedder): the index's files are read in a thread
-    while the model loads. On a shelf both take seconds, and loading the model (onnxruntime, tokenizers)
-    mostly releases the GIL, so a start costs the longer of the two rather than their sum."""
+    while the model loads. On a shelf both take seconds, and much of both runs in native code (file reads,
+    faiss, onnxruntime's session), so they overlap rather than add up."""
     from concurrent.futures import ThreadPoolExecutor
 
     from indexer import store
@@ -40,14 +39,20 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
     or one built from another version of the corpus, is (re)built from corpus_dir first; unchanged passages
     keep their vectors."""
     from indexer.build import build_index
+    from indexer.passages import load_passages
 
     index_dir, corpus_dir, build = settings.index_dir, settings.corpus_dir, settings.build_index_if_missing
+    # Read once, for both the model the corpus asks for and the check that the index is current.
+    corpus = None
 
     def make_embedder():
+        nonlocal corpus
+        if build and Path(corpus_dir).is_dir():
+            corpus = load_passages(corpus_dir)
         if embedder is not None:
             return embedder
         # Building: the model the corpus asks for (adapting it on first use); else the index's own model.
-        return settings.corpus_embedder() if build and Path(corpus_dir).is_dir() else settings.index_embedder()
+        return settings.corpus_embedder(corpus=corpus) if corpus is not None else settings.index_embedder()
 
     data, embedder = load_index_and_model(index_dir, make_embedder)
     try:
@@ -59,9 +64,9 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
             raise
         log.warning("index indisponible (%s) ; construction depuis %s", exc, corpus_dir)
     else:
-        if not build or not Path(corpus_dir).is_dir():
+        if corpus is None:
             return answerer
-        if _current_corpus_hash(corpus_dir) == answerer.retriever.manifest.corpus.hash:
+        if _corpus_hash(corpus) == answerer.retriever.manifest.corpus.hash:
             return answerer
         log.warning("le corpus %s a changé depuis l'index ; mise à jour de l'index", corpus_dir)
     result = build_index(corpus_dir, index_dir, embedder, progress=False)
