@@ -211,37 +211,26 @@ def _hf_config(e5) -> dict:
 
 
 def _hf_state_dict(e5) -> dict[str, np.ndarray]:
-    h, t = e5.header, _Float32(e5)
+    h, t = e5.header, e5.float32  # 4-bit matrices dequantized
     H = h.hidden
-    pos = t["emb.pos"].reshape(h.max_positions, H)
+    pos = t("emb.pos").reshape(h.max_positions, H)
     # Rows 0 and 1 (before the first real position) are only ever looked up for <pad>
     # tokens, whose outputs the mean pooling masks out; zeros keep them inert.
     pos = np.concatenate([np.zeros((POSITION_OFFSET, H), np.float32), pos])
     sd = {
-        "embeddings.word_embeddings.weight": t["emb.word"],
+        "embeddings.word_embeddings.weight": t("emb.word"),
         "embeddings.position_embeddings.weight": pos,
-        "embeddings.token_type_embeddings.weight": t["emb.type"].reshape(h.type_vocab, H),
-        "embeddings.LayerNorm.weight": t["emb.ln.w"],
-        "embeddings.LayerNorm.bias": t["emb.ln.b"],
+        "embeddings.token_type_embeddings.weight": t("emb.type").reshape(h.type_vocab, H),
+        "embeddings.LayerNorm.weight": t("emb.ln.w"),
+        "embeddings.LayerNorm.bias": t("emb.ln.b"),
     }
-    names = {
-        "q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
-        "ao": "attention.output.dense", "aln": "attention.output.LayerNorm",
-        "fi": "intermediate.dense", "fo": "output.dense", "oln": "output.LayerNorm",
-    }
+    from indexer.e5.graph import LINEARS, NORMS
+
     for layer in range(h.layers):
-        for short, long in names.items():
+        for short, long in [*LINEARS.values(), *NORMS.values()]:
             for suffix, hf_suffix in (("w", "weight"), ("b", "bias")):
-                sd[f"encoder.layer.{layer}.{long}.{hf_suffix}"] = t[f"l{layer}.{short}.{suffix}"]
+                sd[f"encoder.layer.{layer}.{long}.{hf_suffix}"] = t(f"l{layer}.{short}.{suffix}")
     return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in sd.items()}
-
-
-class _Float32:
-    def __init__(self, e5):
-        self.e5 = e5
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.e5.float32(name)
 
 
 def _save_safetensors(sd: dict[str, np.ndarray], path: Path) -> None:

