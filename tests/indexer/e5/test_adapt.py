@@ -154,7 +154,7 @@ def test_adapt_writes_a_manifest_covering_base_pairs_and_recipe(base_dir, tmp_pa
     assert manifest["training"]["steps"] == 1
     # The float32 twin was only for training: the adapted folder holds the graph, not safetensors.
     assert set(manifest["files"]) == {"onnx/model.onnx"}
-    assert manifest["weights"] == f"q4 word embeddings, {adapt.TRAINED_LAYERS} trained layers"
+    assert manifest["weights"] == f"q4 matrices + rank-{adapt.UPDATE_RANK} float32 updates of the trained ones"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adapted", "base"]
 
 
@@ -249,6 +249,24 @@ def test_adapted_folder_loads_with_onnx_and_moves_the_vectors(adapted_small, rea
         assert np.allclose(np.linalg.norm(new, axis=1), 1.0, atol=1e-5)
         cosines = np.sum(new * old, axis=1)
         assert np.all(cosines < 0.99999) and np.all(cosines > 0.8)  # moved, not destroyed
+
+
+@pytest.mark.model
+def test_adapted_graph_keeps_every_matrix_in_4bit(adapted_small, e5_model_dir):
+    """Each linear layer is the base's MatMulNBits plus two thin float32 products, nothing wider."""
+    import onnx
+
+    graph = onnx.load(str(adapted_small / "onnx" / "model.onnx")).graph
+    base = onnx.load(str(e5_model_dir / "onnx" / "model.onnx")).graph
+    ops = [n.op_type for n in graph.node]
+    assert ops.count("MatMulNBits") == [n.op_type for n in base.node].count("MatMulNBits") == 12 * 4
+    matrices = [i for i in graph.initializer if len(i.dims) == 2 and i.data_type == onnx.TensorProto.FLOAT
+                and not i.name.startswith("pos_table")]
+    rank = adapt.UPDATE_RANK
+    assert len(matrices) == 12 * 4 * 2  # a down and an up per product (Q, K and V fused)
+    assert all({rank, 3 * rank} & set(m.dims) for m in matrices)  # thin: no float32 [in, out] matrix
+    size = (adapted_small / "onnx" / "model.onnx").stat().st_size
+    assert size < 1.25 * (e5_model_dir / "onnx" / "model.onnx").stat().st_size
 
 
 @pytest.mark.model

@@ -11,7 +11,8 @@ from math import erf
 import numpy as np
 import pytest
 
-from indexer.e5.graph import EncoderWeights, Layer, build_graph, int8_blocks, with_trained_layers
+from indexer.e5.graph import (EncoderWeights, Layer, LowRank, build_graph, dense, int8_blocks, low_rank_updates,
+                              with_trained_layers)
 from indexer.e5.weights import QK, Q4_BLOCK_BYTES, Q4Blocks
 
 HIDDEN, HEADS, FFN, VOCAB, MAX_POS, LAYERS = 64, 4, 128, 50, 16, 2
@@ -52,6 +53,8 @@ def layer_norm(x, gamma_beta, eps):
 def reference(w: EncoderWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """BERT/XLM-R in float64 numpy with the dequantized weights: what the graph must compute."""
     def lin(x, m, b):
+        if isinstance(m, LowRank):
+            return x @ m.base.dequantize().T.astype(np.float64) + (x @ m.down.T.astype(np.float64)) @ m.up.T + b
         m = m.dequantize() if isinstance(m, Q4Blocks) else m
         return x @ m.T.astype(np.float64) + b
 
@@ -142,6 +145,44 @@ def test_trained_layers_in_float32_or_int8(weights, batch, tmp_path, float_layer
     np.testing.assert_allclose(out, reference(weights, *batch), atol=atol)
     if float_layers == "int8":
         assert (out * reference(weights, *batch)).sum(1).min() > 0.9995
+
+
+def fine_tuned(w: EncoderWeights, rank: int, seed: int = 5) -> EncoderWeights:
+    """`w` after a pretend fine-tune: each matrix (float32 now) moved by a random update of rank `rank`."""
+    rng = np.random.default_rng(seed)
+    state = float_state(w)
+    for name, value in state.items():
+        if name.startswith("encoder.layer.") and name.endswith(".weight") and "LayerNorm" not in name:
+            rows, cols = value.shape
+            value += 0.1 * rng.standard_normal((rows, rank)) @ rng.standard_normal((rank, cols)) / np.sqrt(cols)
+    return with_trained_layers(w, state)
+
+
+def test_low_rank_updates_keep_the_4bit_base_and_add_the_change(weights, batch, tmp_path):
+    trained = fine_tuned(weights, rank=3)
+    compact = low_rank_updates(weights, trained, rank=3)
+    layer = compact.layers[1]
+    assert all(isinstance(getattr(layer, n), LowRank) for n in ("q", "k", "v", "attention_out", "ffn_in", "ffn_out"))
+    assert layer.ffn_in.base is weights.layers[1].ffn_in and layer.ffn_in.down.shape == (3, HIDDEN)
+    # A change of rank 3 is kept whole at rank 3: the same matrices, the same graph output.
+    np.testing.assert_allclose(dense(layer.ffn_in), trained.layers[1].ffn_in, atol=1e-5)
+    build_graph(compact, tmp_path / "m.onnx", accuracy_level=0)
+    expected = reference(trained, *batch)
+    np.testing.assert_allclose(run(tmp_path / "m.onnx", *batch), expected, atol=2e-5)
+    assert np.abs(expected - reference(weights, *batch)).max() > 1e-2  # the update does change the vectors
+    # 4-bit blocks on disk, not float32 matrices.
+    build_graph(trained, tmp_path / "f32.onnx", accuracy_level=0)
+    assert (tmp_path / "m.onnx").stat().st_size < 0.5 * (tmp_path / "f32.onnx").stat().st_size
+
+
+def test_low_rank_updates_keep_the_largest_directions_of_the_change(weights):
+    trained = fine_tuned(weights, rank=8)
+    change = trained.layers[0].q - weights.layers[0].q.dequantize()
+    errors = [np.linalg.norm(dense(low_rank_updates(weights, trained, rank=r).layers[0].q) - trained.layers[0].q)
+              for r in (1, 4, 8)]
+    singular = np.linalg.svd(change, compute_uv=False)
+    assert errors[0] > errors[1] > errors[2] and errors[2] < 1e-4  # rank 8 holds a rank-8 change
+    np.testing.assert_allclose(errors[1], np.sqrt((singular[4:] ** 2).sum()), rtol=1e-4)  # Eckart-Young
 
 
 def test_q4_blocks_layouts_on_a_hand_made_block():
