@@ -266,7 +266,8 @@ def test_adapted_graph_keeps_every_matrix_in_4bit(adapted_small, e5_model_dir):
     assert len(matrices) == 12 * 4 * 2  # a down and an up per product (Q, K and V fused)
     assert all({rank, 3 * rank} & set(m.dims) for m in matrices)  # thin: no float32 [in, out] matrix
     size = (adapted_small / "onnx" / "model.onnx").stat().st_size
-    assert size < 1.25 * (e5_model_dir / "onnx" / "model.onnx").stat().st_size
+    # Rank-64 updates add about 40 % to the 4-bit graph; float32 trained layers doubled it.
+    assert size < 1.5 * (e5_model_dir / "onnx" / "model.onnx").stat().st_size
 
 
 @pytest.mark.model
