@@ -198,10 +198,15 @@ class _Builder:
 
     def linear(self, x: str, weight: Matrix, bias: np.ndarray, hint: str) -> str:
         if isinstance(weight, LowRank):
-            base = self.linear(x, weight.base, bias, hint)
             low = self.op("MatMul", [x, self.const(np.ascontiguousarray(weight.down.T), hint + "_down")], hint)
             low = self.op("MatMul", [low, self.const(np.ascontiguousarray(weight.up.T), hint + "_up")], hint)
-            return self.op("Add", [base, low], hint)
+            # The bias added last, as after a plain product, so that onnxruntime still fuses it (BiasGelu,
+            # SkipLayerNormalization).
+            y = self.op("Add", [self._product(x, weight.base, hint), low], hint)
+            return self.op("Add", [y, self.const(bias, hint + "_b")], hint)
+        return self.op("Add", [self._product(x, weight, hint), self.const(bias, hint + "_b")], hint)
+
+    def _product(self, x: str, weight: Matrix, hint: str) -> str:
         if isinstance(weight, Q4Blocks):
             packed = self.const(weight.packed_pairs(), hint + "_q4")
             scales = self.const(weight.scales.reshape(-1), hint + "_scales")
@@ -214,7 +219,7 @@ class _Builder:
                         accuracy_level=self.accuracy_level)
         else:
             y = self.op("MatMul", [x, self.const(np.ascontiguousarray(weight.T), hint + "_w")], hint)
-        return self.op("Add", [y, self.const(bias, hint + "_b")], hint)
+        return y
 
     def norm(self, x: str, gamma_beta: tuple[np.ndarray, np.ndarray], eps: float, hint: str) -> str:
         gamma, beta = gamma_beta
