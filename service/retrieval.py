@@ -91,13 +91,13 @@ class Retriever:
         self.passages = data.passages
         self.games = data.games
         self.game_ids = [g.id for g in data.games]
-        # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product.
-        self._centroid = (data.vectors.mean(axis=0, dtype=np.float64).astype(np.float32) if len(data.vectors)
-                          else np.zeros(data.vectors.shape[1], dtype=np.float32))
+        self._games = {g.id: g for g in data.games}
+        # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product. Stored by the
+        # build (store.centroid): computing it here would read every vector of a memory-mapped shelf.
+        self._centroid = data.centroid
         # The game of each row, as an index into game_ids: filtering a ranking by game is one comparison.
         self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
-        self._game_of_row = np.fromiter((self._game_index[p.game] for p in self.passages), dtype=np.int32,
-                                        count=len(self.passages))
+        self._game_of_row = np.asarray(data.rows.game, dtype=np.int32)
         # Rows of each game in one pass (a shelf has thousands of games and a million rows).
         order = np.argsort(self._game_of_row, kind="stable")
         bounds = np.searchsorted(self._game_of_row[order], np.arange(len(self.game_ids) + 1))
@@ -143,10 +143,16 @@ class Retriever:
         return self.data.manifest
 
     def game(self, game_id: str) -> Game:
-        for g in self.games:
-            if g.id == game_id:
-                return g
-        raise UnknownGameError(game_id, self.game_ids)
+        try:
+            return self._games[game_id]
+        except KeyError:
+            raise UnknownGameError(game_id, self.game_ids) from None
+
+    def passage(self, game_id: str, passage_id: str) -> Passage | None:
+        """The passage `passage_id` of the game, read from that game's rows only; None if it has none such."""
+        self.game(game_id)
+        return next((p for p in map(self.passages.__getitem__, self._rows_of_game[game_id].tolist())
+                     if p.id == passage_id), None)
 
     def score(self, question: str, game: str | None = None) -> Scores:
         """The question's scores over every passage, or over one game's passages only when `game` is
@@ -200,7 +206,7 @@ class Retriever:
         order = scores.dense_order[: CANDIDATES * n]
         games, first = np.unique(self._game_of_row[order], return_index=True)
         best = order[np.sort(first)[:n]]
-        return [(self.passages[r].game, float(self.data.vectors[r] @ scores.vector)) for r in best]
+        return [(self.game_ids[self._game_of_row[r]], float(self.data.vectors[r] @ scores.vector)) for r in best]
 
     def coverage(self, scores: Scores) -> float:
         """Share of the question's terms that occur anywhere in the corpus."""
