@@ -219,3 +219,13 @@ def test_a_start_reads_no_vector_and_no_passage_until_one_is_asked_for(tmp_path,
     result = answerer.ask("Les pépites d'or rapportent combien ?", "karuba", k=3)
     assert result.found and set(parsed) >= {p.id for p in result.passages}
     assert len(parsed) < 20  # the passages shown and the few their answer reads, out of 78
+
+
+@pytest.mark.parametrize("k", [1, 3, 50, 1000])
+def test_top_is_the_beginning_of_a_stable_sort_of_every_positive_score(k):
+    rng = np.random.default_rng(k)
+    for _ in range(20):
+        scores = rng.integers(-1, 6, 300).astype(np.float64)  # many ties, zeros and negatives
+        positive = np.flatnonzero(scores > 0)
+        full = positive[np.argsort(-scores[positive], kind="stable")]
+        assert retrieval._top(scores, k).tolist() == full[:k].tolist()
