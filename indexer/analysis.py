@@ -7,6 +7,7 @@ player typing "pepites" matches "pépites".
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 from bm25s.stopwords import STOPWORDS_FRENCH
@@ -27,6 +28,13 @@ def fold(text: str) -> str:
     """Lowercase without diacritics: "Arrêt" -> "arret"."""
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("œ", "oe").replace("æ", "ae")
+
+
+def folded_words(tokens: Iterable[str]) -> frozenset[str]:
+    """The folded words of whitespace-separated tokens ("Arrêt," -> "arret"): a corpus's vocabulary as a
+    player types it, which tells a name the corpus does not know from one of its words (service/refusal.py).
+    Folding is per character, so folding each distinct token gives the words of the whole text."""
+    return frozenset(w for token in set(tokens) for w in TOKEN.findall(fold(token)))
 
 
 @lru_cache(maxsize=1)

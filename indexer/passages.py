@@ -23,6 +23,10 @@ class Passage:
         return {"id": self.id, "game": self.game, "section": self.section, "title": self.title,
                 "pages": list(self.pages), "text": self.text, "line": self.line}
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Passage":
+        return cls(**{**data, "pages": tuple(data["pages"])})
+
 
 def _pages(lines: tuple[Line, ...]) -> tuple[int, ...]:
     return tuple(sorted({page for line in lines for page in line.pages}))

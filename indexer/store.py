@@ -2,7 +2,14 @@
 
     manifest.json   format version, embedding (model id, fingerprint, dimension, passage template),
                     FAISS type, analyzer version, corpus hash, passage counts per game, build time
-    passages.jsonl  the passages, in vector order
+    passages.jsonl  the passages, in vector order, one JSON object a line (read one at a time when
+                    needed: indexer/passage_file.py)
+    rows.npz        what a query needs of every row without reading its passage: the byte offset of its
+                    line in passages.jsonl, its game (index into games.json), its section (index into
+                    the distinct sections, -1 for none)
+    words.txt       the corpus's folded words, one a line (the refusal's and the router's vocabulary)
+    centroid.npy    the mean of the stored vectors (float32): the service's evidence needs the mean
+                    cosine to all passages, and computing it at load would read every vector
     games.json      the games' metadata
     vectors.npy     float16 L2-normalised passage embeddings (kept for reuse and exact rescoring): half of
                     float32, and the same dev metrics to the last digit (docs/SCALE.md); loaded as float32
@@ -13,7 +20,8 @@
                     game rebuilds the BM25 statistics of the shelf without analysing its text again
 
 A save writes a sibling temporary folder and renames it into place, so an interrupted build leaves
-the previous index as it was. `check_compatible` refuses an index whose vectors or terms were made
+the previous index as it was. rows.npz, words.txt and centroid.npy are computed by `save` from what it
+writes, so they always describe it; `load` reads them and leaves the passages and vectors on disk. `check_compatible` refuses an index whose vectors or terms were made
 by another model, passage template or analyzer than the ones asking.
 """
 
@@ -21,19 +29,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from indexer.analysis import ANALYZER_VERSION
+from indexer.analysis import ANALYZER_VERSION, folded_words
 from indexer.atomic import folder_replaced
 from indexer.corpus import SOURCE_KEYS, Game
 from indexer.errors import IndexMismatchError
+from indexer.passage_file import PassageFile
 from indexer.passages import Passage
 
-FORMAT_VERSION = 4
-FILES = ("manifest.json", "passages.jsonl", "games.json", "vectors.npy", "dense.faiss", "lexical", "tokens.npz")
+# 5: rows.npz, words.txt and centroid.npy; passages are read from disk when needed.
+FORMAT_VERSION = 5
+FILES = ("manifest.json", "passages.jsonl", "rows.npz", "words.txt", "centroid.npy", "games.json", "vectors.npy",
+         "dense.faiss", "lexical", "tokens.npz")
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
 # Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
 PASSAGE_TEMPLATE = 1
@@ -121,15 +133,39 @@ class Manifest:
                 f"l'index lexical a été construit par une autre version de l'analyseur : {REBUILD_HINT}")
 
 
+@dataclass(frozen=True)
+class Rows:
+    """What is known of every row without reading its passage."""
+
+    game: np.ndarray  # int32: the row's game, an index into IndexData.games
+    section: np.ndarray  # int32: the row's section, an index into `sections`, -1 for none
+    sections: tuple[str, ...]
+
+
 @dataclass
 class IndexData:
     manifest: Manifest
-    passages: list[Passage]
+    passages: Sequence[Passage]  # a list when built; read from disk on demand when loaded (PassageFile)
     games: list[Game]
     vectors: np.ndarray
     dense: object  # faiss.Index
     lexical: object  # bm25s.BM25
     tokens: list[list[str]] | None = None  # analysed terms per passage; loaded by load_tokens() only
+    # Set by load; save computes them from the passages, games and vectors it writes.
+    rows: Rows | None = None
+    words: frozenset[str] | None = None
+    centroid: np.ndarray | None = None
+
+
+def centroid(vectors: np.ndarray) -> np.ndarray:
+    """The mean of float16 vectors as float32. Summed in float64, it is exact whatever the order: unit
+    vectors' float16 components are multiples of 2**-24 of magnitude at most 1, so any sum of fewer than
+    2**29 of them is exact in float64. The mean is then the same to the bit however numpy chunks it."""
+    if vectors.dtype != np.float16:
+        raise ValueError("the centroid is that of the stored (float16) vectors")
+    if not len(vectors):
+        return np.zeros(vectors.shape[1], dtype=np.float32)
+    return vectors.mean(axis=0, dtype=np.float64).astype(np.float32)
 
 
 def save(index: IndexData, target: Path) -> Path:
@@ -137,16 +173,42 @@ def save(index: IndexData, target: Path) -> Path:
 
     with folder_replaced(target) as tmp:
         (tmp / "manifest.json").write_text(json.dumps(index.manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
-        with open(tmp / "passages.jsonl", "w", encoding="utf-8") as out:
-            for p in index.passages:
-                out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
+        tokens = _save_passages(tmp, index.passages, index.games)
+        tokens.update(w for g in index.games for w in " ".join([g.title, g.id, *g.aliases]).split())
+        (tmp / "words.txt").write_text("\n".join(sorted(folded_words(tokens))), "utf-8")
         games = [asdict(g) for g in index.games]
         (tmp / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
-        np.save(tmp / "vectors.npy", np.asarray(index.vectors, dtype=np.float16), allow_pickle=False)
+        vectors = np.asarray(index.vectors, dtype=np.float16)
+        np.save(tmp / "vectors.npy", vectors, allow_pickle=False)
+        np.save(tmp / "centroid.npy", centroid(vectors), allow_pickle=False)
         faiss.write_index(index.dense, str(tmp / "dense.faiss"))
         index.lexical.save(str(tmp / "lexical"), show_progress=False)
         _save_tokens(tmp / "tokens.npz", index.tokens)
     return Path(target)
+
+
+def _save_passages(folder: Path, passages: Sequence[Passage], games: list[Game]) -> set[str]:
+    """passages.jsonl and rows.npz; returns the distinct whitespace-separated tokens of the passages' texts
+    and sections (words.txt is made of them, read in the same pass)."""
+    game_index = {g.id: i for i, g in enumerate(games)}
+    sections: dict[str, int] = {}
+    offsets = np.zeros(len(passages) + 1, dtype=np.int64)
+    game = np.zeros(len(passages), dtype=np.int32)
+    section = np.full(len(passages), -1, dtype=np.int32)
+    tokens: set[str] = set()
+    with open(folder / "passages.jsonl", "wb") as out:
+        for i, p in enumerate(passages):
+            line = (json.dumps(p.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
+            out.write(line)
+            offsets[i + 1] = offsets[i] + len(line)
+            game[i] = game_index[p.game]
+            if p.section is not None:
+                section[i] = sections.setdefault(p.section, len(sections))
+            tokens.update(p.text.split())
+    tokens.update(w for s in sections for w in s.split())
+    with open(folder / "rows.npz", "wb") as out:
+        np.savez(out, offsets=offsets, game=game, section=section, sections=np.array(list(sections), dtype=str))
+    return tokens
 
 
 def _save_tokens(path: Path, tokens: list[list[str]] | None) -> None:
@@ -196,20 +258,23 @@ def load(folder: Path) -> IndexData:
     folder = Path(folder)
     manifest = read_manifest(folder)
     try:
-        # One JSON array parse instead of one per line: a shelf has a few hundred thousand passages.
-        lines = (folder / "passages.jsonl").read_text("utf-8").splitlines()
-        passages = [_passage(d) for d in json.loads("[" + ",".join(lines) + "]")]
+        with np.load(folder / "rows.npz", allow_pickle=False) as data:
+            rows = Rows(data["game"], data["section"], tuple(data["sections"].tolist()))
+            passages = PassageFile(folder / "passages.jsonl", data["offsets"])
+        words = frozenset((folder / "words.txt").read_text("utf-8").split("\n")) - {""}
         games = [Game(**{**g, "aliases": tuple(g["aliases"])}) for g in json.loads((folder / "games.json").read_text("utf-8"))]
         vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
         if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/retrieval.py)
             vectors = np.asarray(vectors, dtype=np.float32)
+        mean = np.load(folder / "centroid.npy", allow_pickle=False)
         dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = bm25s.BM25.load(str(folder / "lexical"), show_progress=False)
     except Exception as exc:  # any unreadable file means the same thing to the user
         raise IndexMismatchError(f"index illisible dans {folder} ({exc}) : {REBUILD_HINT}") from None
-    if not (len(passages) == vectors.shape[0] == dense.ntotal):
+    if not (len(passages) == len(rows.game) == len(rows.section) == vectors.shape[0] == dense.ntotal
+            and mean.shape == vectors.shape[1:]):
         raise IndexMismatchError(f"index incohérent dans {folder} (tailles différentes) : {REBUILD_HINT}")
-    return IndexData(manifest, passages, games, vectors, dense, lexical)
+    return IndexData(manifest, passages, games, vectors, dense, lexical, rows=rows, words=words, centroid=mean)
 
 
 def load_vectors_for_reuse(folder: Path, embedding: EmbeddingInfo) -> dict[str, np.ndarray]:
@@ -222,14 +287,11 @@ def load_vectors_for_reuse(folder: Path, embedding: EmbeddingInfo) -> dict[str, 
     if manifest.embedding != embedding:
         return {}
     try:
-        ids = [json.loads(line)["id"] for line in (Path(folder) / "passages.jsonl").read_text("utf-8").splitlines()]
+        with np.load(Path(folder) / "rows.npz", allow_pickle=False) as data:
+            ids = [p.id for p in PassageFile(Path(folder) / "passages.jsonl", data["offsets"])]
         vectors = np.load(Path(folder) / "vectors.npy", allow_pickle=False)
     except (OSError, ValueError, KeyError):
         return {}
     if len(ids) != len(vectors):
         return {}
     return dict(zip(ids, vectors))
-
-
-def _passage(data: dict) -> Passage:
-    return Passage(**{**data, "pages": tuple(data["pages"])})

@@ -61,7 +61,7 @@ def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = N
     known = [g.id for g in data.games]
     if remove and game_id not in known:
         raise UnknownGameError(game_id, known)
-    keep = np.array([p.game != game_id for p in data.passages], dtype=bool)
+    keep = data.rows.game != (known.index(game_id) if game_id in known else -1)  # no passage read for this
     old_rows = np.flatnonzero(~keep)
     reuse = {data.passages[r].id: data.vectors[r] for r in old_rows}  # unchanged passages keep their vector
     passages = [p for p, k in zip(data.passages, keep) if k]

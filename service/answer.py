@@ -124,10 +124,10 @@ class Answerer:
     def __init__(self, retriever: Retriever, calibration: Calibration = Calibration(), cache_dir: Path | None = None):
         self.retriever = retriever
         self.calibration = calibration
-        self.signaller = Signaller(retriever.embedder, retriever.passages, retriever.games, cache_dir)
+        self.signaller = Signaller(retriever.embedder, retriever.data.words, retriever.games, cache_dir)
         self.names = GameNames(retriever.games, self.signaller.vocabulary)
         self.catalogue = Catalogue(retriever.games)
-        self.mistakes = Mistakes(retriever.passages)
+        self.mistakes = Mistakes(retriever.passages, retriever.data.rows, retriever.game_ids)
 
     @classmethod
     def load(cls, index_dir: Path, embedder: Embedder, calibration: Calibration | None = None,
@@ -216,7 +216,7 @@ class Answerer:
             # Spaced: the span may end inside a word ("cubird s'envolent" read as "cubirds").
             question = f"{question[: route.span[0]]} {named} {question[route.span[1]:]}"
         signals = self.signaller.signals(question, scores.vector, self.retriever.coverage(scores),
-                                         hits[0].dense if hits else 0.0, [h.passage.id for h in hits], route.game)
+                                         hits[0].dense if hits else 0.0, [h.passage.text for h in hits], route.game)
         return Findings(route, hits, evidence, signals, scores)
 
     def refusal_reason(self, found: Findings) -> str | None:

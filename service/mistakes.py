@@ -26,14 +26,15 @@ def is_mistakes_section(section: str | None) -> bool:
 
 
 class Mistakes:
-    """The rows of every game's common-mistake passages, found once per loaded index."""
+    """The rows of every game's common-mistake passages, found once per loaded index from the rows'
+    sections (store.Rows), without reading the passages."""
 
-    def __init__(self, passages):
+    def __init__(self, passages, rows, game_ids: list[str]):
         self._passages = passages
         self._rows: dict[str, list[int]] = {}
-        for i, p in enumerate(passages):
-            if is_mistakes_section(p.section):
-                self._rows.setdefault(p.game, []).append(i)
+        marked = [i for i, section in enumerate(rows.sections) if is_mistakes_section(section)]
+        for i in np.flatnonzero(np.isin(rows.section, marked)).tolist():
+            self._rows.setdefault(game_ids[rows.game[i]], []).append(i)
 
     def best(self, vectors: np.ndarray, question: np.ndarray, game: str, exclude: set[str]):
         """(passage, cosine) of the game's mistake passage closest to the question, leaving out the

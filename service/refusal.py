@@ -108,23 +108,22 @@ def reference_vectors(embedder, cache_dir: Path | None = None) -> dict[str, np.n
 class Signaller:
     """Computes Signals; built once per loaded index (it embeds the reference questions once)."""
 
-    def __init__(self, embedder, passages, games, cache_dir: Path | None = None):
+    def __init__(self, embedder, words: frozenset[str], games, cache_dir: Path | None = None):
+        """`words`: the corpus's folded words, texts, sections and game names (the index's words.txt)."""
         self._refs = reference_vectors(embedder, cache_dir)
-        self._vocabulary = _vocabulary(passages, games)
+        self._vocabulary = words
         self.vocabulary = self._vocabulary  # the router never reads a corpus word as a misspelt title
-        # Analysed on demand: only the few passages shown first are ever read, out of up to a million.
-        self._text_of = {p.id: p.text for p in passages}
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
 
     def signals(self, question: str, vector: np.ndarray, coverage: float, top_cosine: float,
-                passage_ids: list[str], game: str | None) -> Signals:
+                passage_texts: list[str], game: str | None) -> Signals:
         sims = {kind: float((refs @ vector).max()) for kind, refs in self._refs.items()}
         return Signals(
             unknown_names=self.unknown_names(question),
             off_topic=sims["off_topic"] - max(sims["rules"], top_cosine),
             beyond_rules=sims["beyond_rules"] - sims["rules"],
             coverage=coverage,
-            focus=self._focus(question, passage_ids[:FOCUS_PASSAGES], game),
+            focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], game),
         )
 
     def unknown_names(self, question: str) -> tuple[str, ...]:
@@ -137,26 +136,17 @@ class Signaller:
                 names.append(match.group(0))
         return tuple(names)
 
-    def _focus(self, question: str, passage_ids: list[str], game: str | None) -> float:
+    def _focus(self, question: str, passage_texts: list[str], game: str | None) -> float:
         asked = set(analyze(question)) - self._game_terms.get(game, set())
-        if not asked or not passage_ids:
+        if not asked or not passage_texts:
             return 1.0
-        found = set().union(*(_terms(self._text_of[pid]) for pid in passage_ids))
+        found = set().union(*(_terms(text) for text in passage_texts))
         return len(asked & found) / len(asked)
 
 
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
     return frozenset(analyze(text))
-
-
-def _vocabulary(passages, games) -> frozenset[str]:
-    texts = [p.text for p in passages] + [p.section or "" for p in passages]
-    texts += [" ".join([g.title, g.id, *g.aliases]) for g in games]
-    # Folding is per character, so folding each distinct whitespace token once gives the same words as
-    # folding every text, in a fraction of the time on a shelf of a million passages.
-    tokens = set(" ".join(texts).split())
-    return frozenset(w for token in tokens for w in re.findall(r"\w+", fold(token)))
 
 
 MESSAGES = {

@@ -66,7 +66,9 @@ class Scores:
     # Rows by descending cosine, ties by row (FAISS's order): every passage when the index is exact, else
     # those of the one approximate search (`Retriever.rank` completes a game that gets too few of them).
     dense_order: np.ndarray
-    # Rows with a positive BM25 score, by descending score, ties by row.
+    # The first CANDIDATES rows with a positive BM25 score, by descending score, ties by row. Only these:
+    # sorting every positive row took 20 ms for the 340,000 of a million-passage shelf. A game ranked from
+    # scores of every game takes its own rows' from `lexical` (Retriever._lexical_candidates).
     lexical_order: np.ndarray
     # Set when only this game's passages were scored (`Retriever.score(question, game)`): `lexical` then
     # holds the scores of rows offset .. offset + len(lexical) only.
@@ -91,13 +93,13 @@ class Retriever:
         self.passages = data.passages
         self.games = data.games
         self.game_ids = [g.id for g in data.games]
-        # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product.
-        self._centroid = (data.vectors.mean(axis=0, dtype=np.float64).astype(np.float32) if len(data.vectors)
-                          else np.zeros(data.vectors.shape[1], dtype=np.float32))
+        self._games = {g.id: g for g in data.games}
+        # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product. Stored by the
+        # build (store.centroid): computing it here would read every vector of a memory-mapped shelf.
+        self._centroid = data.centroid
         # The game of each row, as an index into game_ids: filtering a ranking by game is one comparison.
         self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
-        self._game_of_row = np.fromiter((self._game_index[p.game] for p in self.passages), dtype=np.int32,
-                                        count=len(self.passages))
+        self._game_of_row = np.asarray(data.rows.game, dtype=np.int32)
         # Rows of each game in one pass (a shelf has thousands of games and a million rows).
         order = np.argsort(self._game_of_row, kind="stable")
         bounds = np.searchsorted(self._game_of_row[order], np.arange(len(self.game_ids) + 1))
@@ -143,10 +145,16 @@ class Retriever:
         return self.data.manifest
 
     def game(self, game_id: str) -> Game:
-        for g in self.games:
-            if g.id == game_id:
-                return g
-        raise UnknownGameError(game_id, self.game_ids)
+        try:
+            return self._games[game_id]
+        except KeyError:
+            raise UnknownGameError(game_id, self.game_ids) from None
+
+    def passage(self, game_id: str, passage_id: str) -> Passage | None:
+        """The passage `passage_id` of the game, read from that game's rows only; None if it has none such."""
+        self.game(game_id)
+        return next((p for p in map(self.passages.__getitem__, self._rows_of_game[game_id].tolist())
+                     if p.id == passage_id), None)
 
     def score(self, question: str, game: str | None = None) -> Scores:
         """The question's scores over every passage, or over one game's passages only when `game` is
@@ -162,9 +170,7 @@ class Retriever:
             lexical = np.asarray(self.data.lexical.get_scores(terms), dtype=np.float64)
         else:
             lexical = np.zeros(len(self.passages))
-        positive = np.flatnonzero(lexical > 0)
-        lexical_order = positive[np.argsort(-lexical[positive], kind="stable")]
-        return Scores(vector, terms, len(analyzed), lexical, self._dense_order(vector), lexical_order)
+        return Scores(vector, terms, len(analyzed), lexical, self._dense_order(vector), _top(lexical, CANDIDATES))
 
     def _score_range(self, vector: np.ndarray, terms: list[str], n_terms: int, game: str, lo: int, hi: int) -> Scores:
         """Scores of rows lo..hi only: a slice of the vectors, and each term's postings within the range
@@ -181,9 +187,7 @@ class Retriever:
                 b = start + int(np.searchsorted(indices[start:end], hi))
                 np.add.at(lexical, indices[a:b] - lo, data[a:b])
         lexical = lexical.astype(np.float64)
-        positive = np.flatnonzero(lexical > 0)
-        lexical_order = lo + positive[np.argsort(-lexical[positive], kind="stable")]
-        return Scores(vector, terms, n_terms, lexical, dense_order, lexical_order, game, lo)
+        return Scores(vector, terms, n_terms, lexical, dense_order, lo + _top(lexical, CANDIDATES), game, lo)
 
     def _dense_order(self, vector: np.ndarray) -> np.ndarray:
         """Rows by descending cosine to the question, ties by row (as FAISS's flat search keeps them)."""
@@ -200,7 +204,7 @@ class Retriever:
         order = scores.dense_order[: CANDIDATES * n]
         games, first = np.unique(self._game_of_row[order], return_index=True)
         best = order[np.sort(first)[:n]]
-        return [(self.passages[r].game, float(self.data.vectors[r] @ scores.vector)) for r in best]
+        return [(self.game_ids[self._game_of_row[r]], float(self.data.vectors[r] @ scores.vector)) for r in best]
 
     def coverage(self, scores: Scores) -> float:
         """Share of the question's terms that occur anywhere in the corpus."""
@@ -220,11 +224,11 @@ class Retriever:
             order = pool[np.argsort(-(self.data.vectors[pool] @ scores.vector), kind="stable")]
         return order[:CANDIDATES]
 
-    def _lexical_candidates(self, scores: Scores, game: str | None) -> np.ndarray:
-        order = scores.lexical_order
-        if game is not None:
-            order = order[self._game_of_row[order] == self._game_index[game]]
-        return order[:CANDIDATES]
+    def _lexical_candidates(self, scores: Scores, game: str | None, rows: np.ndarray | None) -> np.ndarray:
+        if game is None or scores.game is not None:  # every game's best, or the scored game's own
+            return scores.lexical_order[:CANDIDATES]
+        # The game's rows are in row order, so this is a shelf-wide ranking filtered to the game.
+        return rows[_top(scores.lexical[rows], CANDIDATES)]
 
     def rank(self, scores: Scores, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
         if mode not in MODES:
@@ -239,7 +243,7 @@ class Retriever:
             return []
         # Top CANDIDATES by cosine ∪ top CANDIDATES with a positive BM25 score, filtered in memory.
         candidates = np.unique(np.concatenate([self._dense_candidates(scores, game, rows),
-                                               self._lexical_candidates(scores, game)]))
+                                               self._lexical_candidates(scores, game, rows)]))
         # Exact cosine for every candidate, including those found only lexically (vectors are normalised).
         dense = self.data.vectors[candidates] @ scores.vector
         lexical = scores.lexical[candidates - scores.offset]
@@ -248,6 +252,16 @@ class Retriever:
         return [
             Hit(self.passages[candidates[i]], float(fused[i]), float(dense[i]), float(lexical[i])) for i in order
         ]
+
+
+def _top(values: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest positive values, by descending value, ties by index: the first k of a
+    stable sort of every positive value, without sorting them all."""
+    positive = np.flatnonzero(values > 0)
+    if len(positive) > k:
+        kth = np.partition(values[positive], len(positive) - k)[len(positive) - k]  # the k-th highest
+        positive = positive[values[positive] >= kth]  # every row tied with it too, for ties by index
+    return positive[np.argsort(-values[positive], kind="stable")][:k]
 
 
 def _postings_sorted(lexical) -> bool:

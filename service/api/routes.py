@@ -103,7 +103,8 @@ async def page_image(game_id: str, label: str, request: Request, passage: str | 
                      answerer: Answerer = Depends(get_answerer), pages=Depends(get_pages)) -> Response:
     """La page imprimée `label` du livret PDF du jeu ; avec `?passage=ID`, les lignes du passage surlignées."""
     game = answerer.retriever.game(game_id)
-    lines = [p.text.split("\n") for p in answerer.retriever.passages if p.id == passage and p.game == game_id]
-    data = await anyio.to_thread.run_sync(partial(pages.image, game, label, lines[0] if lines else ()),
+    found = answerer.retriever.passage(game_id, passage) if passage else None
+    lines = found.text.split("\n") if found else ()
+    data = await anyio.to_thread.run_sync(partial(pages.image, game, label, lines),
                                           limiter=request.app.state.limiter)
     return Response(data, media_type="image/webp", headers={"Cache-Control": "public, max-age=3600"})

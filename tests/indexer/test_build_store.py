@@ -134,3 +134,66 @@ def test_passage_to_dict_has_every_field_in_order():
     passage = Passage("karuba-1", "karuba", "Fin", "Titre", (6, 7), "Texte", 12)
     assert passage.to_dict() == {**asdict(passage), "pages": [6, 7]}
     assert list(passage.to_dict()) == [f.name for f in fields(Passage)]
+
+
+def test_stored_centroid_rows_and_words_describe_the_stored_passages_and_vectors(tmp_path, monkeypatch):
+    """What save derives for the service's start (store.py) equals what the start computed from every
+    passage and vector before: the mean of the stored vectors to the bit, each row's game and section,
+    the corpus's folded words."""
+    import re
+
+    from indexer import build
+    from indexer.analysis import fold
+
+    monkeypatch.setattr(build, "EXACT_SEARCH_MAX", 10)  # memory-mapped float16 vectors, as on a shelf
+    build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    data = store.load(tmp_path / "idx")
+    stored = np.load(tmp_path / "idx" / "vectors.npy")
+    assert data.centroid.dtype == np.float32
+    assert np.array_equal(data.centroid, stored.mean(axis=0, dtype=np.float64).astype(np.float32))
+    # Any order of the float64 sum gives the same bits (store.centroid): rows reversed, summed in float64.
+    assert np.array_equal(data.centroid, (stored[::-1].astype(np.float64).sum(axis=0) / len(stored)).astype(np.float32))
+    passages = list(data.passages)
+    game_ids = [g.id for g in data.games]
+    assert [game_ids[g] for g in data.rows.game] == [p.game for p in passages]
+    assert [data.rows.sections[s] if s >= 0 else None for s in data.rows.section] == [p.section for p in passages]
+    texts = [p.text for p in passages] + [p.section or "" for p in passages]
+    texts += [" ".join([g.title, g.id, *g.aliases]) for g in data.games]
+    assert data.words == {w for token in " ".join(texts).split() for w in re.findall(r"\w+", fold(token))}
+    assert {"pepite", "arrete", "cubirds", "sans"} <= data.words
+
+
+def test_passage_file_reads_any_row_and_iterates_in_order(tmp_path, monkeypatch):
+    import faiss
+
+    from indexer import passage_file
+    from indexer.build import lexical_index
+    from indexer.corpus import Game
+    from indexer.passages import Passage
+
+    monkeypatch.setattr(passage_file, "CHUNK", 2)  # iteration crosses chunks
+    # Line separators JSON leaves unescaped (U+2028) must not split a line, as str.splitlines() would.
+    tricky = [Passage(f"jeu-{i}", "jeu", "Fin" if i % 2 else None, None, (i,), text, i)
+              for i, text in enumerate(["Une ligne.", "Deux\nlignes « accentuées » é", "sep\u2028ligne\u2029\x85",
+                                        "", "dernier"])]
+    manifest = store.Manifest(store.EmbeddingInfo("m", "f", 4), store.CorpusInfo("h", 1, 5), "IndexFlatIP", "now")
+    vectors = np.eye(5, 4, dtype=np.float32)
+    dense = faiss.IndexFlatIP(4)
+    dense.add(vectors)
+    tokens = [["ligne"]] * 5
+    store.save(store.IndexData(manifest, tricky, [Game("jeu", "Jeu")], vectors, dense, lexical_index(tokens), tokens),
+               tmp_path / "idx")
+    passages = store.load(tmp_path / "idx").passages
+    assert len(passages) == 5 and list(passages) == tricky
+    assert [passages[i] for i in range(5)] == tricky and passages[-1] == tricky[-1]
+    assert passages[np.int64(2)] == tricky[2] and passages[1:4] == tricky[1:4]
+    with pytest.raises(IndexError):
+        passages[5]
+
+
+def test_a_truncated_passages_file_is_refused(tmp_path):
+    build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    path = tmp_path / "idx" / "passages.jsonl"
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(IndexMismatchError, match="illisible.*rulesqa index"):
+        store.load(tmp_path / "idx")

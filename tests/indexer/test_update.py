@@ -17,6 +17,17 @@ QUESTIONS = ["Les pépites d'or rapportent combien ?", "Combien de dés peut-on 
              "Quand un vol d'oiseaux s'envole-t-il ?", "relancer les dés sans arrêter ?"]
 
 
+def assert_derived_files_describe_the_index(index_dir):
+    """The centroid, rows and words store.save derives are those of the updated passages and vectors."""
+    data = store.load(index_dir)
+    stored = np.load(index_dir / "vectors.npy")
+    assert np.array_equal(data.centroid, stored.mean(axis=0, dtype=np.float64).astype(np.float32))
+    passages = list(data.passages)
+    assert [data.games[g].id for g in data.rows.game] == [p.game for p in passages]
+    assert [data.rows.sections[s] if s >= 0 else None for s in data.rows.section] == [p.section for p in passages]
+    return data
+
+
 def rankings(index_dir):
     retriever = Retriever.load(index_dir, FakeEmbedder())
     out = {}
@@ -41,8 +52,12 @@ def test_remove_then_add_back_equals_full_builds(corpus, tmp_path):
     full = store.read_manifest(index)
     karuba = (corpus / "karuba.md").read_text("utf-8")
 
+    built = store.load(index)
     removed = update_game(index, FakeEmbedder(), "karuba", remove=True)
     assert (removed.removed, removed.added, removed.encoded) == (18, 0, 0)
+    without_karuba = assert_derived_files_describe_the_index(index)
+    assert not np.array_equal(without_karuba.centroid, built.centroid)
+    assert "karuba" in built.words and "karuba" not in without_karuba.words
     (corpus / "karuba.md").unlink()
     without = tmp_path / "without"
     build_index(corpus, without, FakeEmbedder(), progress=False)
@@ -54,8 +69,10 @@ def test_remove_then_add_back_equals_full_builds(corpus, tmp_path):
     added = update_game(index, embedder, "karuba", corpus)
     assert (added.added, added.encoded, sum(embedder.passage_calls)) == (18, 18, 18)  # only Karuba encoded
     assert added.manifest.corpus == full.corpus  # same hash, counts, passages per game as a full build
-    data = store.load(index)
+    data = assert_derived_files_describe_the_index(index)
     assert [g.id for g in data.games][-1] == "karuba"  # appended: each game stays one row range
+    # Other rows' order, same vectors: the same centroid to the bit (store.centroid), the same words.
+    assert np.array_equal(data.centroid, built.centroid) and data.words == built.words
     fresh = tmp_path / "fresh"
     build_index(corpus, fresh, FakeEmbedder(), progress=False)
     assert rankings(index) == rankings(fresh)
@@ -73,6 +90,7 @@ def test_replace_encodes_only_changed_passages_and_keeps_a_readable_index(corpus
     hits = retriever.rank(retriever.score("variante à deux joueurs", "cubirds"), "cubirds", 1)
     assert hits[0].passage.pages == (9,) and retriever.manifest.corpus.passages_per_game["cubirds"] == 24
     assert np.allclose(np.linalg.norm(store.load(index).vectors, axis=1), 1.0, atol=1e-3)
+    assert "variante" in assert_derived_files_describe_the_index(index).words
 
 
 def test_unknown_game_and_missing_file_are_clear_errors(corpus, tmp_path):

@@ -177,3 +177,55 @@ def test_an_ivf_index_above_the_exact_limit_answers_questions_with_a_game_identi
             assert ivf.ask(question, game, 5).to_dict() == exact.ask(question, game, 5).to_dict()
     routed = ivf.ask("les pépites d'or et les cristaux ramassés rapportent combien de points ?")
     assert routed.game is not None and routed.game.id == "karuba"
+
+
+def test_a_passage_is_found_among_its_games_rows_only(fake_index):
+    from indexer.errors import UnknownGameError
+
+    retriever = Retriever.load(fake_index, FakeEmbedder())
+    everything = list(retriever.passages)
+    karuba = next(p for p in everything if p.game == "karuba")
+    assert retriever.passage("karuba", karuba.id) == karuba
+    assert retriever.passage("cubirds", karuba.id) is None  # another game's passage is not this game's
+    assert retriever.passage("karuba", "karuba-000000000000") is None
+    with pytest.raises(UnknownGameError):
+        retriever.passage("monopoly", karuba.id)
+
+
+def test_a_start_reads_no_vector_and_no_passage_until_one_is_asked_for(tmp_path, monkeypatch):
+    """On a shelf the vectors are memory-mapped and the passages on disk: a start that read them all would
+    hold them all in memory (docs/SCALE.md)."""
+    from indexer import store
+    from indexer.build import build_index
+    from indexer.passages import Passage
+    from tests.fakes import CORPUS
+
+    class Unread:
+        def __getattr__(self, name):
+            raise AssertionError(f"the start read the vectors ({name})")
+
+        def __len__(self):
+            raise AssertionError("the start read the vectors (len)")
+
+    build_index(CORPUS, tmp_path / "idx", FakeEmbedder(), progress=False)
+    parsed = []
+    original = Passage.from_dict.__func__
+    monkeypatch.setattr(Passage, "from_dict", classmethod(lambda cls, d: parsed.append(d["id"]) or original(cls, d)))
+    data = store.load(tmp_path / "idx")
+    vectors, data.vectors = data.vectors, Unread()
+    answerer = Answerer.from_data(data, FakeEmbedder())
+    assert parsed == []  # the start reads offsets, rows and words, not the passages
+    data.vectors = vectors
+    result = answerer.ask("Les pépites d'or rapportent combien ?", "karuba", k=3)
+    assert result.found and set(parsed) >= {p.id for p in result.passages}
+    assert len(parsed) < 20  # the passages shown and the few their answer reads, out of 78
+
+
+@pytest.mark.parametrize("k", [1, 3, 50, 1000])
+def test_top_is_the_beginning_of_a_stable_sort_of_every_positive_score(k):
+    rng = np.random.default_rng(k)
+    for _ in range(20):
+        scores = rng.integers(-1, 6, 300).astype(np.float64)  # many ties, zeros and negatives
+        positive = np.flatnonzero(scores > 0)
+        full = positive[np.argsort(-scores[positive], kind="stable")]
+        assert retrieval._top(scores, k).tolist() == full[:k].tolist()
