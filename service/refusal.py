@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.analysis import analyze, fold
+from indexer.analysis import analyze, folded_words
 
 REFERENCES = Path(__file__).resolve().parent / "data" / "reference_questions.json"
 REFERENCE_KINDS = ("rules", "beyond_rules", "off_topic")
@@ -111,8 +111,7 @@ class Signaller:
     def __init__(self, embedder, words: frozenset[str], games, cache_dir: Path | None = None):
         """`words`: the corpus's folded words, texts, sections and game names (the index's words.txt)."""
         self._refs = reference_vectors(embedder, cache_dir)
-        self._vocabulary = words
-        self.vocabulary = self._vocabulary  # the router never reads a corpus word as a misspelt title
+        self.vocabulary = words  # the router never reads a corpus word as a misspelt title
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
 
     def signals(self, question: str, vector: np.ndarray, coverage: float, top_cosine: float,
@@ -131,8 +130,8 @@ class Signaller:
         for match in _CAPITALISED.finditer(question):
             if _SENTENCE_START.search(question[: match.start()]):
                 continue
-            words = re.findall(r"\w+", fold(match.group(0)))
-            if words and not all(w in self._vocabulary for w in words):
+            words = folded_words([match.group(0)])
+            if words and not words <= self.vocabulary:
                 names.append(match.group(0))
         return tuple(names)
 
