@@ -4,7 +4,10 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer import card
 from indexer.corpus import Block, GameDoc, Line, read_corpus
+
+RULE = "rule"
 
 
 @dataclass(frozen=True)
@@ -16,12 +19,17 @@ class Passage:
     pages: tuple[int, ...]
     text: str
     line: int
+    kind: str = RULE  # "rule": rulebook text; "card": the game card made from the header (indexer/card.py)
+
+    @property
+    def is_card(self) -> bool:
+        return self.kind == card.KIND
 
     def to_dict(self) -> dict:
         # Field by field rather than dataclasses.asdict (a deep copy): 10 times faster on a shelf's
         # few hundred thousand passages, written and hashed at every build.
         return {"id": self.id, "game": self.game, "section": self.section, "title": self.title,
-                "pages": list(self.pages), "text": self.text, "line": self.line}
+                "pages": list(self.pages), "text": self.text, "line": self.line, "kind": self.kind}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Passage":
@@ -73,9 +81,20 @@ def _passage_id(game: str, section: str | None, text: str, seen: set[str]) -> st
     return candidate
 
 
+def card_passage(doc: GameDoc, seen: set[str]) -> Passage | None:
+    """The game card as a passage (no page: it is cited as "fiche du jeu"), or None without card fields."""
+    text = card.card_text(doc.game)
+    if text is None:
+        return None
+    return Passage(_passage_id(doc.game.id, card.SECTION, text, seen), doc.game.id, card.SECTION, None, (), text,
+                   1, card.KIND)  # line 1: the header, which opens the file
+
+
 def passages_of(doc: GameDoc) -> list[Passage]:
+    """The game card first (when the header has one), then the rulebook's passages in file order."""
     seen: set[str] = set()
-    out = []
+    first = card_passage(doc, seen)
+    out = [first] if first else []
     for block in doc.blocks:
         for title, text, lines in _units(block):
             out.append(

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 AMBIGUOUS_GAMES = 3
 AMBIGUITY_MARGIN = 0.0
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"A-ZÀ-ÖØ-Þ0-9])")
+CARD_CITATION = "fiche du jeu"
 # A first sentence this short ("Non.", "Oui : …") needs the next one to make sense on its own.
 SHORT_SENTENCE = 60
 
@@ -68,13 +69,17 @@ def validate(question, game: str | None = None, k=DEFAULT_K, mode=DEFAULT_MODE) 
 
 
 def short_citation(passage: Passage) -> str:
-    """What a citation chip shows: the pages, else the section."""
+    """What a citation chip shows: the pages, else the section ("fiche du jeu" for the game card)."""
+    if passage.is_card:
+        return CARD_CITATION
     if passage.pages:
         return "p. " + ", ".join(str(p) for p in passage.pages)
     return passage.section or ""
 
 
 def citation(passage: Passage, game_title: str) -> str:
+    if passage.is_card:
+        return f"{game_title}, {CARD_CITATION}"
     if passage.pages:
         return f"{game_title}, livret {short_citation(passage)}"
     if passage.section:

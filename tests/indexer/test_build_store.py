@@ -21,11 +21,11 @@ def test_manifest_records_model_corpus_and_counts(tmp_path):
     assert saved["embedding"] == {
         "model_id": "fake-hashing", "fingerprint": "fake-64-", "dim": 64, "normalized": True, "passage_template": 1
     }
-    assert saved["corpus"]["passages_per_game"] == {"cubirds": 23, "cubitos": 20, "karuba": 18, "sans-arret": 17}
+    assert saved["corpus"]["passages_per_game"] == {"cubirds": 23, "cubitos": 21, "karuba": 19, "sans-arret": 18}
     assert saved["dense_index"] == "IndexFlatIP" and saved["analyzer"] == ANALYZER_VERSION
     assert len(saved["corpus"]["hash"]) == 64 and saved["format_version"] == store.FORMAT_VERSION
     assert store.read_manifest(tmp_path / "idx") == result.manifest  # the typed manifest round-trips
-    assert result.stats.encoded == 78
+    assert result.stats.encoded == 81  # 78 rule passages and 3 game cards (Cubirds has none)
     # BM25 parameters live in bm25s's own params file, not in a second copy.
     params = json.loads((tmp_path / "idx" / "lexical" / "params.index.json").read_text())
     assert (params["method"], params["k1"], params["b"]) == ("lucene", 1.2, 0.75)
@@ -40,7 +40,7 @@ def test_rebuild_reuses_unchanged_passages(tmp_path):
     path.write_text(path.read_text().replace("2 points par pépite d'or", "3 points par pépite d'or"))
     embedder.passage_calls.clear()
     again = build_index(corpus, tmp_path / "idx", embedder, progress=False)
-    assert (again.stats.encoded, again.stats.reused) == (1, 77)
+    assert (again.stats.encoded, again.stats.reused) == (1, 80)
     assert sum(embedder.passage_calls) == 1
     # The reused vectors are the right ones: the edited passage is found by its new text.
     retriever = Retriever.load(tmp_path / "idx", embedder)

@@ -55,6 +55,7 @@ def test_passages_units_sections_and_pages(tmp_path):
     items = passages_of(read_game(write(tmp_path, "g.md", GOOD)))
     summary = [(p.section, p.title, p.pages, p.text) for p in items]
     assert summary == [
+        ("Fiche du jeu", None, (), "Joueurs : 2 à 4\nAnnée : 2020"),  # the card: the header's fields, in card order
         (None, None, (), "Un jeu pour tester."),
         ("Les règles en questions", "Combien de cartes ?", (3, 4, 5),
          "Combien de cartes ?\nCinq cartes chacun.\nPuis on pioche."),
@@ -63,7 +64,8 @@ def test_passages_units_sections_and_pages(tmp_path):
         ("Fin de manche", None, (), "La manche s'arrête."),
         ("Fin de manche", None, (), "Une liste suit :\n- premier point"),
     ]
-    assert items[1].line == 13
+    assert items[0].is_card and not any(p.is_card for p in items[1:])
+    assert items[2].line == 13
 
 
 def test_ids_are_stable_and_unique(tmp_path):
@@ -78,7 +80,19 @@ def test_edited_text_changes_only_its_own_id(tmp_path):
     before = passages_of(read_game(write(tmp_path, "a.md", GOOD)))
     after = passages_of(read_game(write(tmp_path, "a.md", GOOD.replace("Cinq cartes", "Six cartes"))))
     changed = [a.id != b.id for a, b in zip(before, after)]
-    assert changed == [False, True, False, False, False, False]
+    assert changed == [False, False, True, False, False, False, False]
+
+
+def test_a_header_without_card_fields_gives_no_card(tmp_path):
+    items = passages_of(read_game(write(tmp_path, "jeu.md", header("year: 2001\n").replace("year: 2001\n", ""))))
+    assert [p.text for p in items] == ["Une règle."]
+
+
+def test_card_follows_the_header_and_changes_with_it(tmp_path):
+    before = passages_of(read_game(write(tmp_path, "a.md", GOOD)))
+    after = passages_of(read_game(write(tmp_path, "a.md", GOOD.replace("players: 2 à 4", "players: 2 à 6"))))
+    assert after[0].text == "Joueurs : 2 à 6\nAnnée : 2020" and after[0].id != before[0].id
+    assert [p.id for p in after[1:]] == [p.id for p in before[1:]]
 
 
 def test_header_of_an_imported_pdf(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.fakes import REPO
+from indexer.card import FIELDS
 from indexer.passages import load_passages
 from rulesqa.cli import app
 
@@ -31,7 +32,7 @@ def test_games_and_metadata(corpus):
 
 def test_counts_per_game(corpus):
     _, items = corpus
-    assert Counter(p.game for p in items) == {"cubitos": 20, "karuba": 18, "sans-arret": 17, "cubirds": 23}
+    assert Counter(p.game for p in items) == {"cubitos": 21, "karuba": 19, "sans-arret": 18, "cubirds": 23}
 
 
 def test_each_rules_question_is_one_passage_with_its_answer_pages(corpus):
@@ -77,7 +78,11 @@ def test_every_passage_line_is_verbatim_in_its_file(corpus):
         sources[doc.game.id] = re.sub(r"\s*\(pp?\. [^)]*\)", "", raw)
     for p in items:
         for line in p.text.split("\n"):
-            assert line in sources[p.game], (p.id, line)
+            if p.is_card:  # "Âge : 8 ans et +" quotes the header line "age: 8 ans et +"
+                label, _, value = line.partition(" : ")
+                assert label in FIELDS.values() and f": {value}\n" in sources[p.game], (p.id, line)
+            else:
+                assert line in sources[p.game], (p.id, line)
 
 
 def test_cli_passages_json_and_game_filter():
@@ -85,9 +90,10 @@ def test_cli_passages_json_and_game_filter():
     result = runner.invoke(app, ["passages", "--json", "--game", "karuba", "--corpus", str(CORPUS)])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert {p["game"] for p in data["passages"]} == {"karuba"} and len(data["passages"]) == 18
+    assert {p["game"] for p in data["passages"]} == {"karuba"} and len(data["passages"]) == 19
     first = data["passages"][0]
-    assert set(first) == {"id", "game", "section", "title", "pages", "text", "line"}
+    assert set(first) == {"id", "game", "section", "title", "pages", "text", "line", "kind"}
+    assert first["kind"] == "card" and "Âge : 8 ans et +" in first["text"].split("\n")
 
 
 def test_cli_unknown_game_exits_2_and_lists_games():

@@ -54,7 +54,7 @@ def test_remove_then_add_back_equals_full_builds(corpus, tmp_path):
 
     built = store.load(index)
     removed = update_game(index, FakeEmbedder(), "karuba", remove=True)
-    assert (removed.removed, removed.added, removed.encoded) == (18, 0, 0)
+    assert (removed.removed, removed.added, removed.encoded) == (19, 0, 0)
     without_karuba = assert_derived_files_describe_the_index(index)
     assert not np.array_equal(without_karuba.centroid, built.centroid)
     assert "karuba" in built.words and "karuba" not in without_karuba.words
@@ -67,7 +67,7 @@ def test_remove_then_add_back_equals_full_builds(corpus, tmp_path):
     (corpus / "karuba.md").write_text(karuba, "utf-8")
     embedder = FakeEmbedder()
     added = update_game(index, embedder, "karuba", corpus)
-    assert (added.added, added.encoded, sum(embedder.passage_calls)) == (18, 18, 18)  # only Karuba encoded
+    assert (added.added, added.encoded, sum(embedder.passage_calls)) == (19, 19, 19)  # only Karuba encoded (its card included)
     assert added.manifest.corpus == full.corpus  # same hash, counts, passages per game as a full build
     data = assert_derived_files_describe_the_index(index)
     assert [g.id for g in data.games][-1] == "karuba"  # appended: each game stays one row range

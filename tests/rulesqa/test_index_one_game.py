@@ -29,8 +29,8 @@ def test_remove_then_add_one_game(folders):
     assert "karuba : retiré ; l'index compte 3 jeux" in result.stderr and result.stdout.strip() == str(index)
     assert "karuba" not in store.read_manifest(index).corpus.passages_per_game
     result = CliRunner().invoke(app, ["index", "--game", "karuba", "--corpus", str(corpus), "--out", str(index)])
-    assert result.exit_code == 0 and "karuba : 18 passages (18 encodés)" in result.stderr
-    assert store.read_manifest(index).corpus.passages_per_game["karuba"] == 18
+    assert result.exit_code == 0 and "karuba : 19 passages (19 encodés)" in result.stderr
+    assert store.read_manifest(index).corpus.passages_per_game["karuba"] == 19
 
 
 @pytest.mark.parametrize("args, message", [

@@ -100,6 +100,8 @@ def test_citation_forms():
     assert short_citation(passage("x", pages=(5, 6))) == "p. 5, 6"
     assert short_citation(passage("x", section="Fin de partie")) == "Fin de partie"
     assert short_citation(passage("x", section=None)) == ""
+    card = Passage("g-2", "g", "Fiche du jeu", None, (), "Âge : 8 ans et +", 1, "card")
+    assert citation(card, "Karuba") == "Karuba, fiche du jeu" and short_citation(card) == "fiche du jeu"
 
 
 def test_extract_answer_of_a_question_passage_takes_its_lead_sentences():

@@ -165,7 +165,7 @@ def test_an_ivf_index_above_the_exact_limit_answers_questions_with_a_game_identi
 
     monkeypatch.setattr(build, "EXACT_SEARCH_MAX", 10)
     result = build.build_index(CORPUS, tmp_path / "ivf", FakeEmbedder(), progress=False)
-    assert result.manifest.dense_index == "IVF8,SQ8"
+    assert result.manifest.dense_index == "IVF9,SQ8"  # sqrt(81 passages)
     monkeypatch.undo()
     exact_dir = tmp_path / "exact"
     build.build_index(CORPUS, exact_dir, FakeEmbedder(), progress=False)

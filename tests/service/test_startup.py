@@ -12,7 +12,7 @@ def test_missing_index_is_built_then_reused(tmp_path):
     settings = Settings(index_dir=tmp_path / "index", corpus_dir=CORPUS)
     first = FakeEmbedder()
     answerer = load_answerer(settings, first)
-    assert answerer.retriever.manifest.corpus.passages == 78 and sum(first.passage_calls) == 78
+    assert answerer.retriever.manifest.corpus.passages == 81 and sum(first.passage_calls) == 81
     again = FakeEmbedder()
     answerer = load_answerer(settings, again)
     assert again.passage_calls == [] and answerer.ask("Les pépites d'or rapportent combien ?", "karuba").found
