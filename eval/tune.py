@@ -13,12 +13,12 @@ from eval import metrics as m
 from eval.gold import GoldQuestion
 from eval.run import make_record
 from indexer.errors import EvalError
-from service.answer import Answerer, Query
+from service.answer import Answerer, Query, Scored
 from service.calibration import FEATURES, AbstentionPolicy, Calibration
 from service.answer_set import SCORES, AnswerSetPolicy, conformal_gap
 from service.mistakes import WarningPolicy
 from service.refusal import RefusalPolicy
-from service.retrieval import FusionConfig, Scores
+from service.retrieval import FusionConfig
 
 DENSE_WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))
 RRF_KS = (5, 10, 20, 40, 60)
@@ -43,7 +43,7 @@ class Asked:
 
     gold: GoldQuestion
     query: Query
-    scores: Scores
+    scored: Scored
 
 
 def fusion_candidates() -> list[FusionConfig]:
@@ -59,11 +59,12 @@ def check_dev_only(questions: list[GoldQuestion]) -> None:
 
 
 def collect(answerer: Answerer, questions: list[GoldQuestion]) -> list[Asked]:
-    return [Asked(q, Query(q.question, q.game, K, MODE), answerer.retriever.score(q.question)) for q in questions]
+    queries = [Query(q.question, q.game, K, MODE) for q in questions]
+    return [Asked(q, query, answerer.scored(query)) for q, query in zip(questions, queries)]
 
 
 def records(answerer: Answerer, asked: list[Asked]) -> list[dict]:
-    return [make_record(a.gold, MODE, answerer.answer(a.query, a.scores), 0.0) for a in asked]
+    return [make_record(a.gold, MODE, answerer.answer(a.query, a.scored), 0.0) for a in asked]
 
 
 def ranking_quality(answerer: Answerer, asked: list[Asked]) -> dict:
@@ -84,7 +85,7 @@ def tune_fusion(answerer: Answerer, asked: list[Asked]) -> tuple[FusionConfig, l
 def calibrate_abstention(answerer: Answerer, asked: list[Asked]) -> tuple[AbstentionPolicy, dict]:
     """The policy that refuses the most unanswerable dev questions while refusing no answerable one."""
     accepting = answerer.reconfigured(abstention=ACCEPT_ALL)  # evidence is measured with nothing refused
-    evidence = [(a.gold, accepting.find(a.query, a.scores).evidence) for a in asked]
+    evidence = [(a.gold, accepting.find(a.query, a.scored).evidence) for a in asked]
     best, best_recall = ACCEPT_ALL, -1.0
     for feature in FEATURES:
         for weight in COVERAGE_WEIGHTS:
@@ -117,7 +118,7 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     """The refusal thresholds that refuse the most unanswerable dev questions (beyond those the abstention
     already refuses) while refusing at most REFUSAL_BUDGET of the answerable ones."""
     plain = answerer.reconfigured(refusal=NO_REFUSAL)
-    findings = [(a.gold, plain.find(a.query, a.scores)) for a in asked]
+    findings = [(a.gold, plain.find(a.query, a.scored)) for a in asked]
     weak = [f.evidence is None or not plain.policy.accepts(f.evidence) for _, f in findings]
     kept = [f.signals for q, f in findings if q.answerable]
     budget = int(REFUSAL_BUDGET * len(kept))
@@ -150,7 +151,7 @@ def _answered(answerer: Answerer, asked: list[Asked]):
     """(question, findings) of the answerable dev questions the answerer answers."""
     for a in asked:
         if a.gold.answerable:
-            found = answerer.find(a.query, a.scores)
+            found = answerer.find(a.query, a.scored)
             if answerer.refusal_reason(found) is None:
                 yield a, found
 
@@ -202,7 +203,7 @@ def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPo
     scored = []
     for a, found in _answered(answerer, asked):
         shown = {h.passage.id for h in answerer.calibration.answer_set.select(found.hits)}
-        best = answerer.mistakes.best(answerer.retriever.data.vectors, a.scores.vector, found.route.game, shown)
+        best = answerer.mistakes.best(answerer.retriever.data.vectors, found.scores.vector, found.route.game, shown)
         if best is not None:
             scored.append((best[1], _warning_is_right(a.gold, best[0])))
     threshold, shown_right = math.inf, (0, 0)

@@ -16,7 +16,7 @@ TEXT_KEYS = ("title", "author", "publisher", "players", "duration", "age", "expa
 # Written by `rulesqa import` (indexer/pdf): the PDF beside the file, how pages were numbered, OCR used.
 SOURCE_KEYS = ("source", "pages", "ocr")
 PAGE_NUMBERING = ("labels", "printed", "physical")
-KNOWN_KEYS = ("id", "aliases", "year", *TEXT_KEYS, *SOURCE_KEYS)
+KNOWN_KEYS = ("id", "aliases", "year", "lexique", *TEXT_KEYS, *SOURCE_KEYS)
 HEADING = re.compile(r"^(#{1,3})\s+(\S.*)$")
 BULLET = re.compile(r"^- (?:\*\*(?P<title>[^*]+)\*\*\s+)?(?P<text>\S.*)$")
 QUESTION = re.compile(r"^Q:\s*(?P<question>\S.*)$")
@@ -39,6 +39,8 @@ class Game:
     source: str | None = None  # the rulebook PDF, a file name in the corpus folder
     pages: str | None = None  # labels | printed | physical
     ocr: str | None = None
+    # The game's own names as players say them: (rulebook word, players' words), from `lexique:`.
+    lexicon: tuple[tuple[str, tuple[str, ...]], ...] = ()
     path: str = ""
 
 
@@ -130,14 +132,31 @@ def _parse_header(path: Path, lines: list[str]) -> tuple[Game, int]:
     if "pages" in values and values["pages"] not in PAGE_NUMBERING:
         raise CorpusError(path, where["pages"], f"pages « {values['pages']} » invalide ({', '.join(PAGE_NUMBERING)})")
     aliases = tuple(a.strip() for a in values.get("aliases", "").split(",") if a.strip())
+    lexicon = _parse_lexicon(path, where.get("lexique", 0), values["lexique"]) if "lexique" in values else ()
     game = Game(
         id=values["id"],
         aliases=aliases,
+        lexicon=lexicon,
         year=year,
         path=str(path),
         **{key: values.get(key) for key in (*TEXT_KEYS, *SOURCE_KEYS)},
     )
     return game, body_start
+
+
+def _parse_lexicon(path: Path, number: int, value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`bonze: pion neutre, grimpeur; voie: colonne` -> (("bonze", ("pion neutre", "grimpeur")), ("voie", ("colonne",)))."""
+    entries = []
+    for part in (p.strip() for p in value.split(";")):
+        if not part:
+            continue
+        word, sep, synonyms = part.partition(":")
+        players = tuple(s.strip() for s in synonyms.split(",") if s.strip())
+        if not sep or not word.strip() or not players:
+            raise CorpusError(path, number, f"lexique illisible « {part} » (attendu : mot du livret: mot du joueur, "
+                                            "autre mot ; mot suivant: …)")
+        entries.append((word.strip(), players))
+    return tuple(entries)
 
 
 def _clean_line(path: Path, number: int, text: str) -> Line:

@@ -67,7 +67,8 @@ def corpus_hash(games: list[Game], passages: list[Passage]) -> str:
     canonical = json.dumps(
         {
             # The PDF keys only when set: a corpus without imported PDFs keeps the hash (and index) it had.
-            "games": [{k: v for k, v in asdict(g).items() if k != "path" and not (k in SOURCE_KEYS and v is None)}
+            "games": [{k: v for k, v in asdict(g).items()
+                       if k != "path" and not (k in SOURCE_KEYS and v is None) and not (k == "lexicon" and not v)}
                       for g in sorted(games, key=lambda g: g.id)],
             "passages": [p.to_dict() for p in sorted(passages, key=lambda p: p.game)],
         },
@@ -168,6 +169,12 @@ def centroid(vectors: np.ndarray) -> np.ndarray:
     return vectors.mean(axis=0, dtype=np.float64).astype(np.float32)
 
 
+def game_from_dict(data: dict) -> Game:
+    """A Game from games.json, where JSON made its tuples lists."""
+    lexicon = tuple((word, tuple(players)) for word, players in data.get("lexicon", ()))
+    return Game(**{**data, "aliases": tuple(data["aliases"]), "lexicon": lexicon})
+
+
 def save(index: IndexData, target: Path) -> Path:
     import faiss
 
@@ -262,7 +269,7 @@ def load(folder: Path) -> IndexData:
             rows = Rows(data["game"], data["section"], tuple(data["sections"].tolist()))
             passages = PassageFile(folder / "passages.jsonl", data["offsets"])
         words = frozenset((folder / "words.txt").read_text("utf-8").split("\n")) - {""}
-        games = [Game(**{**g, "aliases": tuple(g["aliases"])}) for g in json.loads((folder / "games.json").read_text("utf-8"))]
+        games = [game_from_dict(g) for g in json.loads((folder / "games.json").read_text("utf-8"))]
         vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
         if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/retrieval.py)
             vectors = np.asarray(vectors, dtype=np.float32)

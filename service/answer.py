@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexer.analysis import analyze
+from indexer.analysis import TOKEN, analyze, fold
+from indexer.card import field_line
 from indexer.errors import QuestionError
 from indexer.passages import Passage
 from service.calibration import AbstentionPolicy, Calibration
 from service.catalogue import Catalogue
+from service.lexicon import Rewrite, lexicon
 from service.calibration import load as load_calibration
+from service.card import CardQuestion, card_questions
 from service.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MAX_QUESTION_CHARS, MIN_K, MODES
 from service.mistakes import Mistakes
 from service.refusal import Signaller, Signals
@@ -94,6 +97,10 @@ def _body(passage: Passage) -> str:
     return passage.text
 
 
+def card_refusal_message(card: CardQuestion, game_title: str) -> str:
+    return f"Ni les règles ni la fiche du jeu de {game_title} ne donnent {card.missing}."
+
+
 def extract_answer(passage: Passage, question: str) -> str:
     """The sentence(s) of the passage that answer the question, verbatim.
 
@@ -114,6 +121,17 @@ def extract_answer(passage: Passage, question: str) -> str:
     return chosen
 
 
+@dataclass
+class Scored:
+    """A question scored once, reused when the same query is decided under many settings (calibration):
+    the scores of the question as asked, and per game those of the question in that game's words."""
+
+    query: Query
+    named: Route | None  # the game given or named in the question
+    base: Scores
+    per_game: dict[str, tuple[Rewrite, Scores]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Findings:
     """What retrieval found for a query, before any decision: the tuner reads these too."""
@@ -123,6 +141,8 @@ class Findings:
     evidence: Evidence | None  # None when no game was routed or nothing was found
     signals: Signals
     scores: Scores | None = None
+    card: CardQuestion | None = None  # the card field asked about, when the question is a card question
+    rewrite: Rewrite | None = None  # the question in the routed game's words (service/lexicon.py)
 
 
 class Answerer:
@@ -132,6 +152,8 @@ class Answerer:
         self.signaller = Signaller(retriever.embedder, retriever.data.words, retriever.games, cache_dir)
         self.names = GameNames(retriever.games, self.signaller.vocabulary)
         self.catalogue = Catalogue(retriever.games)
+        self.cards = card_questions()
+        self.lexicon = lexicon()
         self.mistakes = Mistakes(retriever.passages, retriever.data.rows, retriever.game_ids)
 
     @classmethod
@@ -206,13 +228,41 @@ class Answerer:
     def ask(self, question, game: str | None = None, k: int = DEFAULT_K, mode: str = DEFAULT_MODE) -> Answer:
         return self.answer(validate(question, game, k, mode))
 
-    def find(self, query: Query, scores: Scores | None = None) -> Findings:
-        route = self.named_route(query.question, query.game)
-        if scores is None:
-            # A known game: only its passages are scored, whatever the size of the shelf.
-            scores = self.retriever.score(query.question, route.game if route else None)
-        route = route or self.retrieval_route(scores, query.mode)
+    def scored(self, query: Query) -> Scored:
+        """The question encoded and scored: over its game's passages only when the game is known (whatever
+        the size of the shelf), in that game's words; else over every passage, as asked."""
+        named = self.named_route(query.question, query.game)
+        if named is not None and named.game is not None:
+            rewrite = self.rewrite(query.question, named.game)
+            scores = self.retriever.score(rewrite.text, named.game)
+            return Scored(query, named, scores, {named.game: (rewrite, scores)})
+        return Scored(query, named, self.retriever.score(query.question))
+
+    def rewrite(self, question: str, game: str) -> Rewrite:
+        """The question with the players' words the game's rulebook does not use replaced by its own."""
+        return self.lexicon.rewrite(question, self.retriever.game_words(game), self.retriever.game(game).lexicon)
+
+    def _in_game(self, scored: Scored, game: str) -> tuple[Rewrite, Scores]:
+        if game not in scored.per_game:
+            rewrite = self.rewrite(scored.query.question, game)
+            # Encoded again only when the game's words change the question.
+            scores = self.retriever.score(rewrite.text, game) if rewrite.changed else scored.base
+            scored.per_game[game] = (rewrite, scores)
+        return scored.per_game[game]
+
+    def find(self, query: Query, scored: Scored | None = None) -> Findings:
+        scored = scored or self.scored(query)
+        route = scored.named or self.retrieval_route(scored.base, query.mode)
+        scores, rewrite = scored.base, None
+        if route.game is not None:
+            rewrite, scores = self._in_game(scored, route.game)
         hits = self.retriever.rank(scores, route.game, query.k, query.mode)
+        card = None
+        if route.game is not None:
+            card = self.cards.asked(query.question, self._name_words(route.game))
+        if card is None:
+            # The card answers card questions only: "l'extension change quoi ?" must not quote "Extensions : 2".
+            hits = [h for h in hits if not h.passage.is_card] + [h for h in hits if h.passage.is_card]
         evidence = self.retriever.evidence(scores, hits[0]) if hits and route.game is not None else None
         question = query.question
         if route.span:
@@ -222,7 +272,11 @@ class Answerer:
             question = f"{question[: route.span[0]]} {named} {question[route.span[1]:]}"
         signals = self.signaller.signals(question, scores.vector, self.retriever.coverage(scores),
                                          hits[0].dense if hits else 0.0, [h.passage.text for h in hits], route.game)
-        return Findings(route, hits, evidence, signals, scores)
+        return Findings(route, hits, evidence, signals, scores, card, rewrite)
+
+    def _name_words(self, game_id: str) -> frozenset[str]:
+        game = self.retriever.game(game_id)
+        return frozenset(TOKEN.findall(fold(" ".join([game.title, game.id.replace("-", " "), *game.aliases]))))
 
     def refusal_reason(self, found: Findings) -> str | None:
         reason = self.calibration.refusal.reason(found.signals, game_known=found.route.game is not None)
@@ -230,10 +284,10 @@ class Answerer:
             reason = "weak_evidence"
         return reason
 
-    def answer(self, query: Query, scores: Scores | None = None) -> Answer:
-        """The answer to an already validated query; `scores` may be given when computed before
+    def answer(self, query: Query, scored: Scored | None = None) -> Answer:
+        """The answer to an already validated query; `scored` may be given when computed before
         (calibration asks the same question under many settings)."""
-        found = self.find(query, scores)
+        found = self.find(query, scored)
         scores = found.scores
         reason = self.refusal_reason(found)
         if reason == "weak_evidence" and found.route.how == "ambiguous":
@@ -244,7 +298,12 @@ class Answerer:
         game = self.retriever.game(route.game) if route.game else None
         title = game.title if game else None
         quote = warning = refusal = None
-        if reason is None:
+        hits = found.hits
+        if found.card is not None and reason not in ("off_topic", "other_game"):
+            reason, quote, hits = self._card_answer(found, title)
+            if reason:
+                refusal = Refusal(reason, card_refusal_message(found.card, title))
+        elif reason is None:
             top = found.hits[0].passage
             answer_set = self.calibration.answer_set.select(found.hits)
             quote = Quote(extract_answer(top, query.question), citation(top, title), top.id,
@@ -254,7 +313,8 @@ class Answerer:
             titles = [g.title for g in self.retriever.games]
             if reason == "ambiguous_game":
                 titles = [self.retriever.game(g).title for g in route.candidates]
-            refusal = Refusal(reason, refusal_message(reason, title, found.signals.unknown_names, titles),
+            names = found.signals.other_games or found.signals.unknown_names
+            refusal = Refusal(reason, refusal_message(reason, title, names, titles),
                               [GameRef(g, self.retriever.game(g).title) for g in route.candidates])
         return Answer(
             question=query.question,
@@ -263,10 +323,24 @@ class Answerer:
             found=reason is None,
             answer=quote,
             message=f"Réponse trouvée : {quote.citation}." if quote else refusal.message,
-            passages=[self._cited(h) for h in found.hits],
+            passages=[self._cited(h) for h in hits],
             refusal=refusal,
             warning=warning,
         )
+
+    def _card_answer(self, found: Findings, title: str) -> tuple[str | None, Quote | None, list[Hit]]:
+        """(refusal reason, quote, hits) for a card question: the card's line for the field, the card first
+        among the passages; not_in_rules when the card does not give the field (or the game has no card)."""
+        card = self.retriever.card(found.route.game)
+        line = field_line(card.text, found.card.field) if card is not None else None
+        if line is None:
+            return "not_in_rules", None, found.hits
+        rest = [h for h in found.hits if h.passage.id != card.id]
+        shown = next((h for h in found.hits if h.passage.id == card.id), None)
+        if shown is None:
+            top = found.hits[0] if found.hits else None
+            shown = Hit(card, top.score if top else 1.0, top.dense if top else 0.0, 0.0)
+        return None, Quote(line, citation(card, title), card.id, [card.id]), [shown, *rest][: len(found.hits) or 1]
 
     def _warning(self, scores: Scores, game, shown: set[str]) -> CommonMistake | None:
         best = self.mistakes.best(self.retriever.data.vectors, scores.vector, game.id, shown)

@@ -1,11 +1,12 @@
 """Why not to answer: the signals that a question is not one the rulebooks answer, and the reason given.
 
 Reasons, checked in this order (service/results.py REFUSAL_REASONS):
-- off_topic: not a board-game rules question. The question is closer to generic non-game questions than
-  to generic rules questions (service/data/reference_questions.json), or shares almost no word with the
-  corpus.
-- other_game: it names a game or a proper name the corpus does not know (a capitalised word, not at the
-  start of a sentence, found nowhere in the corpus text, titles or aliases).
+- off_topic: not a board-game rules question. It uses a rules word in its everyday sense ("dé à coudre",
+  service/everyday.py), or it is closer to generic non-game questions than to generic rules questions
+  (service/data/reference_questions.json), or shares almost no word with the corpus.
+- other_game: it names a well-known game or uses a word only other games use (service/other_games.py,
+  lowercase included: "au poker"), or a proper name the corpus does not know (a capitalised word, not at
+  the start of a sentence, found nowhere in the corpus text, titles or aliases).
 - not_in_rules: about a known game, but it asks what rulebooks do not say (price, shop, strategy advice:
   closer to generic "beyond the rules" questions than to rules questions), or its focus words appear in
   none of the passages found.
@@ -30,6 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from indexer.analysis import analyze, folded_words
+from service.everyday import EverydaySenses
+from service.other_games import OtherGames
 
 REFERENCES = Path(__file__).resolve().parent / "data" / "reference_questions.json"
 REFERENCE_KINDS = ("rules", "beyond_rules", "off_topic")
@@ -48,6 +51,8 @@ class Signals:
     beyond_rules: float  # max cosine to "beyond the rules" references minus max cosine to rules references
     coverage: float  # share of the question's terms found anywhere in the corpus
     focus: float  # share of the question's terms (game names aside) found in the passages shown first
+    other_games: tuple[str, ...] = ()  # well-known games' names or terms the corpus does not use ("poker")
+    everyday: tuple[str, ...] = ()  # rules words in their everyday sense ("carte bancaire")
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,15 @@ class RefusalPolicy:
     names: bool = False  # other_game when the question has an unknown proper name
     beyond_rules_margin: float = math.inf  # not_in_rules when Signals.beyond_rules >= this
     min_focus: float = 0.0  # not_in_rules when focus < this
+    # Data, not thresholds (service/data/): on for every model, switchable to measure what they bring.
+    other_games: bool = True  # other_game when the question names a well-known game the corpus lacks
+    everyday_senses: bool = True  # off_topic when a rules word is used in its everyday sense
 
     def reason(self, signals: Signals, game_known: bool) -> str | None:
+        if self.everyday_senses and signals.everyday:
+            return "off_topic"
+        if self.other_games and signals.other_games:
+            return "other_game"
         if signals.off_topic >= self.off_topic_margin or signals.coverage < self.min_coverage:
             return "off_topic"
         if self.names and signals.unknown_names:
@@ -113,6 +125,8 @@ class Signaller:
         self._refs = reference_vectors(embedder, cache_dir)
         self.vocabulary = words  # the router never reads a corpus word as a misspelt title
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
+        self._other_games = OtherGames(games)
+        self._everyday = EverydaySenses()
 
     def signals(self, question: str, vector: np.ndarray, coverage: float, top_cosine: float,
                 passage_texts: list[str], game: str | None) -> Signals:
@@ -123,6 +137,8 @@ class Signaller:
             beyond_rules=sims["beyond_rules"] - sims["rules"],
             coverage=coverage,
             focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], game),
+            other_games=self._other_games.found(question, passage_texts),
+            everyday=self._everyday.found(question, passage_texts),
         )
 
     def unknown_names(self, question: str) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from indexer import store
-from indexer.analysis import analyze
+from indexer.analysis import analyze, folded_words
 from indexer.corpus import Game
 from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
@@ -31,6 +31,7 @@ CANDIDATES = 50
 # most games whose candidates one such search gathers (routing reads the first few games only).
 NPROBE = 16
 SHELF_SEARCH_GAMES = 40
+GAME_WORDS_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ class Retriever:
             if len(rows) and rows[-1] - rows[0] + 1 == len(rows)
         }
         self._postings_sorted = _postings_sorted(data.lexical)
+        self._game_words: dict[str, frozenset[str]] = {}
         # The manifest says which FAISS index the build chose; only an exact one can be replaced by a product.
         self._exact = data.manifest.dense_index == "IndexFlatIP"
         if data.manifest.dense_index.startswith("IVF"):
@@ -155,6 +157,26 @@ class Retriever:
         self.game(game_id)
         return next((p for p in map(self.passages.__getitem__, self._rows_of_game[game_id].tolist())
                      if p.id == passage_id), None)
+
+    def game_words(self, game_id: str) -> frozenset[str]:
+        """The folded words of the game's rule passages and sections (its card aside), read once per game
+        and kept for the GAME_WORDS_KEPT games asked about last."""
+        words = self._game_words.get(game_id)
+        if words is None:
+            texts = [f"{p.section or ''} {p.text}" for p in map(self.passages.__getitem__,
+                                                               self._rows_of_game[self.game(game_id).id].tolist())
+                     if not p.is_card]
+            words = folded_words(" ".join(texts).split())
+            if len(self._game_words) >= GAME_WORDS_KEPT:
+                self._game_words.pop(next(iter(self._game_words)))
+            self._game_words[game_id] = words
+        return words
+
+    def card(self, game_id: str) -> Passage | None:
+        """The game's card passage (indexer/card.py): the first of its rows when it has one."""
+        rows = self._rows_of_game[self.game(game_id).id]
+        first = self.passages[int(rows[0])] if len(rows) else None
+        return first if first is not None and first.is_card else None
 
     def score(self, question: str, game: str | None = None) -> Scores:
         """The question's scores over every passage, or over one game's passages only when `game` is
