@@ -270,8 +270,10 @@ class Answerer:
             named = self.retriever.game(route.game or route.candidates[0]).title
             # Spaced: the span may end inside a word ("cubird s'envolent" read as "cubirds").
             question = f"{question[: route.span[0]]} {named} {question[route.span[1]:]}"
+        game_text = self.retriever.game_text(route.game) if route.game else ""
         signals = self.signaller.signals(question, scores.vector, self.retriever.coverage(scores),
-                                         hits[0].dense if hits else 0.0, [h.passage.text for h in hits], route.game)
+                                         hits[0].dense if hits else 0.0, [h.passage.text for h in hits], route.game,
+                                         game_text)
         return Findings(route, hits, evidence, signals, scores, card, rewrite)
 
     def _name_words(self, game_id: str) -> frozenset[str]:

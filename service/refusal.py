@@ -7,9 +7,10 @@ Reasons, checked in this order (service/results.py REFUSAL_REASONS):
 - other_game: it names a well-known game or uses a word only other games use (service/other_games.py,
   lowercase included: "au poker"), or a proper name the corpus does not know (a capitalised word, not at
   the start of a sentence, found nowhere in the corpus text, titles or aliases).
-- not_in_rules: about a known game, but it asks what rulebooks do not say (price, shop, strategy advice:
-  closer to generic "beyond the rules" questions than to rules questions), or its focus words appear in
-  none of the passages found.
+- not_in_rules: about a known game, but it asks what rulebooks do not say: the box as a product, advice,
+  opinions, or a rules topic the game's text does not cover (service/beyond_rules.py: "combien coûte la
+  boîte ?", "qui commence ?" where no first player is named); or it is closer to generic "beyond the
+  rules" questions than to rules questions, or its focus words appear in none of the passages found.
 - weak_evidence: the best passage is not close enough (the abstention policy of service/calibration.py).
 
 Every threshold is measured on the eval's dev split (eval/tune.py) and stored in service/calibration.json;
@@ -31,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.analysis import analyze, folded_words
+from service.beyond_rules import BeyondRules
 from service.everyday import EverydaySenses
 from service.other_games import OtherGames
 
@@ -53,6 +55,7 @@ class Signals:
     focus: float  # share of the question's terms (game names aside) found in the passages shown first
     other_games: tuple[str, ...] = ()  # well-known games' names or terms the corpus does not use ("poker")
     everyday: tuple[str, ...] = ()  # rules words in their everyday sense ("carte bancaire")
+    beyond: tuple[str, ...] = ()  # what no rulebook answers, or a topic the game's text lacks ("qui commence")
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class RefusalPolicy:
     # Data, not thresholds (service/data/): on for every model, switchable to measure what they bring.
     other_games: bool = True  # other_game when the question names a well-known game the corpus lacks
     everyday_senses: bool = True  # off_topic when a rules word is used in its everyday sense
+    beyond_cues: bool = True  # not_in_rules when the question asks what the game's rules cannot answer
 
     def reason(self, signals: Signals, game_known: bool) -> str | None:
         if self.everyday_senses and signals.everyday:
@@ -79,6 +83,8 @@ class RefusalPolicy:
             # A name the corpus does not know, in a question that reads like a non-game one, is a place
             # or a person ("à Lyon") rather than a game.
             return "off_topic" if signals.off_topic > 0 else "other_game"
+        if game_known and self.beyond_cues and signals.beyond:
+            return "not_in_rules"
         if game_known and (signals.beyond_rules >= self.beyond_rules_margin or signals.focus < self.min_focus):
             return "not_in_rules"
         return None
@@ -127,9 +133,12 @@ class Signaller:
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
         self._other_games = OtherGames(games)
         self._everyday = EverydaySenses()
+        self._beyond = BeyondRules()
+        self._names = {g.id: (g.title, g.id.replace("-", " "), *g.aliases) for g in games}
 
     def signals(self, question: str, vector: np.ndarray, coverage: float, top_cosine: float,
-                passage_texts: list[str], game: str | None) -> Signals:
+                passage_texts: list[str], game: str | None, game_text: str = "") -> Signals:
+        """`game_text`: the routed game's text, folded (Retriever.game_text), which says what it covers."""
         sims = {kind: float((refs @ vector).max()) for kind, refs in self._refs.items()}
         return Signals(
             unknown_names=self.unknown_names(question),
@@ -139,6 +148,7 @@ class Signaller:
             focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], game),
             other_games=self._other_games.found(question, passage_texts),
             everyday=self._everyday.found(question, passage_texts),
+            beyond=self._beyond.found(question, game_text, self._names.get(game, ())) if game else (),
         )
 
     def unknown_names(self, question: str) -> tuple[str, ...]:

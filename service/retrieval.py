@@ -21,6 +21,7 @@ from indexer.corpus import Game
 from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
 from service.fusion import METHODS, MODES, fuse
+from service.phrases import folded
 
 if TYPE_CHECKING:
     from indexer.e5 import Embedder
@@ -113,7 +114,7 @@ class Retriever:
             if len(rows) and rows[-1] - rows[0] + 1 == len(rows)
         }
         self._postings_sorted = _postings_sorted(data.lexical)
-        self._game_words: dict[str, frozenset[str]] = {}
+        self._game_words: dict[str, tuple[str, frozenset[str]]] = {}
         # The manifest says which FAISS index the build chose; only an exact one can be replaced by a product.
         self._exact = data.manifest.dense_index == "IndexFlatIP"
         if data.manifest.dense_index.startswith("IVF"):
@@ -159,18 +160,26 @@ class Retriever:
                      if p.id == passage_id), None)
 
     def game_words(self, game_id: str) -> frozenset[str]:
-        """The folded words of the game's rule passages and sections (its card aside), read once per game
-        and kept for the GAME_WORDS_KEPT games asked about last."""
-        words = self._game_words.get(game_id)
-        if words is None:
-            texts = [f"{p.section or ''} {p.text}" for p in map(self.passages.__getitem__,
-                                                               self._rows_of_game[self.game(game_id).id].tolist())
-                     if not p.is_card]
-            words = folded_words(" ".join(texts).split())
+        """The folded words of the game's rule passages and sections (its card aside)."""
+        return self._game_vocabulary(game_id)[1]
+
+    def game_text(self, game_id: str) -> str:
+        """The game's rule passages and sections (its card aside), folded (service/phrases.py)."""
+        return self._game_vocabulary(game_id)[0]
+
+    def _game_vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
+        # Read once per game and kept for the GAME_WORDS_KEPT games asked about last: a question reads its
+        # own game's passages, never the shelf's.
+        known = self._game_words.get(game_id)
+        if known is None:
+            rows = self._rows_of_game[self.game(game_id).id].tolist()
+            texts = [f"{p.section or ''}\n{p.text}" for p in map(self.passages.__getitem__, rows) if not p.is_card]
+            text = folded("\n".join(texts))
+            known = (text, folded_words(text.split()))
             if len(self._game_words) >= GAME_WORDS_KEPT:
                 self._game_words.pop(next(iter(self._game_words)))
-            self._game_words[game_id] = words
-        return words
+            self._game_words[game_id] = known
+        return known
 
     def card(self, game_id: str) -> Passage | None:
         """The game's card passage (indexer/card.py): the first of its rows when it has one."""

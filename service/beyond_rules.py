@@ -1,0 +1,34 @@
+"""What no rulebook answers: the box as a product, advice and opinions (service/data/beyond_rules.json
+"always"), and rules topics the game's own text does not cover ("topics": "qui commence ?" where the text
+names no first player). Either makes a question about a known game not_in_rules."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from service.phrases import PhraseMatcher, folded
+
+DATA = Path(__file__).resolve().parent / "data" / "beyond_rules.json"
+
+
+class BeyondRules:
+    def __init__(self, data: dict | None = None):
+        data = data or json.loads(DATA.read_text("utf-8"))
+        self._always = PhraseMatcher(data["always"])
+        self._topics = [(PhraseMatcher(t["cues"]), tuple(t["evidence"])) for t in data["topics"]]
+
+    def found(self, question: str, game_text: str, game_names: Iterable[str] = ()) -> tuple[str, ...]:
+        """What in the question the rules cannot answer (the matched words), or (). `game_text`: the game's
+        text, folded (service/phrases.py); `game_names`: its names, read as "le jeu" in the question."""
+        text = folded(question)
+        for name in sorted({folded(n) for n in game_names if n.strip()}, key=len, reverse=True):
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "le jeu", text)
+        out = [m.text for m in self._always.find(text, True)]
+        for cues, evidence in self._topics:
+            matches = cues.find(text, True)
+            if matches and not any(re.search(rf"(?<!\w){re.escape(e)}(?!\w)", game_text) for e in evidence):
+                out.extend(m.text for m in matches)
+        return tuple(dict.fromkeys(out))
