@@ -5,7 +5,8 @@ A record is one question asked in one mode (built by eval.run.make_record):
     relevant (one bool per returned passage, in order), pages (pages of each returned passage),
     latency_ms; and, where the answer carries them: answer_set_relevant (one bool per passage of the
     answer set), refusal (the reason given, None when answered), gold_refusal (the kind of refusal the
-    gold set expects, None for an answerable question).
+    gold set expects, None for an answerable question), sure (the answer is shown as sure),
+    choices_relevant (one bool per "Tu parles de… ?" choice offered, None when none is).
 A metric whose denominator is empty (e.g. routing on a set with no game-less question) is None,
 never 0, so a missing measurement cannot pass for a failure or a success.
 """
@@ -29,6 +30,9 @@ DEFAULT_METRICS = (
     "refusal_other_game",
     "refusal_not_in_rules",
     "refusal_reason",
+    "sure_precision",
+    "sure_rate",
+    "one_tap",
     "latency_p50",
     "latency_p95",
 )
@@ -161,6 +165,35 @@ def refusal_reason(records: Sequence[Record]) -> Value:
                 if not r["answerable"] and abstained(r) and r.get("gold_refusal"))
 
 
+def shown_as_sure(record: Record) -> bool:
+    return bool(record["found"] and record.get("sure"))
+
+
+def sure_precision(records: Sequence[Record]) -> Value:
+    """Of the answers shown as sure, the share whose first passage is right (an answer to a question the
+    rules do not answer is wrong)."""
+    return mean(float(r["answerable"] and bool(r["relevant"]) and r["relevant"][0])
+                for r in records if shown_as_sure(r))
+
+
+def sure_rate(records: Sequence[Record]) -> Value:
+    """Of the answerable questions answered, the share shown as sure."""
+    return mean(float(shown_as_sure(r)) for r in records if r["answerable"] and r["found"])
+
+
+def resolved_in_one_tap(record: Record) -> bool:
+    """The player reaches a right passage with at most one tap: the answer shown is right (sure, or with
+    nothing to pick from), or one of the choices offered is."""
+    if record.get("choices_relevant"):
+        return any(record["choices_relevant"])
+    return bool(record["found"] and record["relevant"] and record["relevant"][0])
+
+
+def one_tap(records: Sequence[Record]) -> Value:
+    """Of the answerable questions, the share resolved in one tap."""
+    return mean(float(resolved_in_one_tap(r)) for r in _answerable(records))
+
+
 def latency(records: Sequence[Record], p: float) -> Value:
     return percentile([r["latency_ms"] for r in records], p)
 
@@ -178,6 +211,9 @@ _PLAIN: dict[str, Callable[[Sequence[Record]], Value]] = {
     "set_coverage": set_coverage,
     "set_size": set_size,
     "refusal_reason": refusal_reason,
+    "sure_precision": sure_precision,
+    "sure_rate": sure_rate,
+    "one_tap": one_tap,
     **{f"refusal_{kind}": refusal_of(kind) for kind in REFUSAL_KINDS},
 }
 _AT = re.compile(r"^(?P<name>[a-z]+)@(?P<k>[1-9][0-9]*)$")

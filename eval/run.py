@@ -45,8 +45,18 @@ def make_record(question: GoldQuestion, mode: str, result: Answer, latency_ms: f
         "answer_set_relevant": _answer_set_relevance(question, result),
         "refusal": result.refusal.reason if result.refusal else None,
         "gold_refusal": question.refusal,
+        "sure": result.sure,
+        "choices_relevant": _choices_relevance(question, result),
         "latency_ms": latency_ms,
     }
+
+
+def _choices_relevance(question: GoldQuestion, result: Answer) -> list[bool] | None:
+    if not result.choices:
+        return None
+    by_id = {p.id: p for p in result.passages}
+    return [question.is_relevant(by_id[c.passage_id].game, by_id[c.passage_id].text) for c in result.choices
+            if c.passage_id in by_id]
 
 
 def _answer_set_relevance(question: GoldQuestion, result: Answer) -> list[bool] | None:

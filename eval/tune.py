@@ -16,6 +16,7 @@ from indexer.errors import EvalError
 from service.answer import Answerer, Query, Scored
 from service.calibration import FEATURES, AbstentionPolicy, Calibration
 from service.answer_set import SCORES, AnswerSetPolicy, conformal_gap
+from service.choices import ConfidencePolicy
 from service.mistakes import WarningPolicy
 from service.refusal import RefusalPolicy
 from service.retrieval import FusionConfig
@@ -30,6 +31,10 @@ QUALITY = ("hit@1", "mrr@10")
 SET_COVERAGES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 SET_MAX_MEAN_SIZE = 2.0
 WARNING_PRECISION = 0.75
+# What is shown as sure must be right 0.9 of the time on test; dev is held to more, for the difference
+# between splits, and to at least MIN_SURE answers, below which a precision means little.
+CONFIDENCE_PRECISION = 0.95
+MIN_SURE = 10
 # Share of answerable dev questions the refusal signals may refuse (the issue allows 2 % on test).
 REFUSAL_BUDGET = 0.01
 SET_SIZES = (2, 3, 4, 5)
@@ -214,6 +219,25 @@ def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPo
     return WarningPolicy(threshold), {"warnings_shown": shown_right[0], "warnings_right": shown_right[1]}
 
 
+def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[ConfidencePolicy, dict]:
+    """The smallest lead of the first passage's fused score over the second's at which the dev answers
+    shown as sure are right at least CONFIDENCE_PRECISION of the time (answers to questions the rules do
+    not answer count as wrong); none is sure when no lead reaches it over MIN_SURE answers."""
+    answered = []
+    for a in asked:
+        found = answerer.find(a.query, a.scored)
+        if answerer.refusal_reason(found) is None and found.hits and found.card is None:
+            top = found.hits[0].passage
+            answered.append((ConfidencePolicy.gap(found.hits), a.gold.is_relevant(top.game, top.text)))
+    best, shown = math.inf, (0, 0)
+    for gap, _ in sorted(answered, reverse=True):
+        above = [right for g, right in answered if g >= gap]
+        if len(above) >= MIN_SURE and sum(above) >= CONFIDENCE_PRECISION * len(above):
+            best, shown = round(gap - 1e-4, 4), (len(above), sum(above))
+    return (ConfidencePolicy(min_gap=best),
+            {"sure_shown": shown[0], "sure_right": shown[1], "answered": len(answered)})
+
+
 def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration, dict]:
     check_dev_only(dev)
     asked = collect(answerer, dev)
@@ -226,8 +250,10 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
     tuned = tuned.reconfigured(answer_set=answer_set)
     warning, warnings = calibrate_warning(tuned, asked)
     tuned = tuned.reconfigured(warning=warning)
-    quality = m.evaluate(records(tuned, asked), (*QUALITY, "false_refusal", "abstain_recall"))
-    measured = {**{k: round(v, 4) for k, v in quality.items()}, **refusals, **sets, **warnings,
+    confidence, sure = calibrate_confidence(tuned, asked)
+    tuned = tuned.reconfigured(confidence=confidence)
+    quality = m.evaluate(records(tuned, asked), (*QUALITY, "false_refusal", "abstain_recall", "one_tap"))
+    measured = {**{k: round(v, 4) for k, v in quality.items()}, **refusals, **sets, **warnings, **sure,
                 "questions": len(dev)}
-    chosen = Calibration(fusion, policy, refusal, answer_set, warning)
+    chosen = Calibration(fusion, policy, refusal, answer_set, warning, confidence)
     return chosen, {"measured": measured, "fusion_table": table, "abstention": abstention}

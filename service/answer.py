@@ -22,11 +22,12 @@ from service.catalogue import Catalogue
 from service.lexicon import Rewrite, lexicon
 from service.calibration import load as load_calibration
 from service.card import CardQuestion, card_questions
+from service.choices import label
 from service.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MAX_QUESTION_CHARS, MIN_K, MODES
 from service.mistakes import Mistakes
 from service.refusal import Signaller, Signals
 from service.refusal import message as refusal_message
-from service.results import Answer, CitedPassage, CommonMistake, GameRef, Quote, Refusal
+from service.results import Answer, Choice, CitedPassage, CommonMistake, GameRef, Quote, Refusal
 from service.retrieval import Evidence, Hit, Retriever, Scores
 from service.routing import GameNames, Route
 
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 # took routing under the regression gate (tests/eval/test_gate.py); docs/SCALE.md has both measurements.
 AMBIGUOUS_GAMES = 3
 AMBIGUITY_MARGIN = 0.0
+# Refusals that know there is no answer in these rules: no passage is offered to pick from.
+DEFINITIVE_REFUSALS = ("off_topic", "other_game", "not_in_rules", "ambiguous_game")
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"A-ZÀ-ÖØ-Þ0-9])")
 CARD_CITATION = "fiche du jeu"
 # A first sentence this short ("Non.", "Oui : …") needs the next one to make sense on its own.
@@ -301,8 +304,10 @@ class Answerer:
         title = game.title if game else None
         quote = warning = refusal = None
         hits = found.hits
+        sure = False
         if found.card is not None and reason not in ("off_topic", "other_game"):
             reason, quote, hits = self._card_answer(found, title)
+            sure = quote is not None  # the card's own line: nothing to choose from
             if reason:
                 refusal = Refusal(reason, card_refusal_message(found.card, title))
         elif reason is None:
@@ -311,6 +316,7 @@ class Answerer:
             quote = Quote(extract_answer(top, query.question), citation(top, title), top.id,
                           [h.passage.id for h in answer_set])
             warning = self._warning(scores, game, set(quote.passage_ids))
+            sure = self.calibration.confidence.sure(hits)
         else:
             titles = [g.title for g in self.retriever.games]
             if reason == "ambiguous_game":
@@ -318,17 +324,35 @@ class Answerer:
             names = found.signals.other_games or found.signals.unknown_names
             refusal = Refusal(reason, refusal_message(reason, title, names, titles),
                               [GameRef(g, self.retriever.game(g).title) for g in route.candidates])
+        choices = [] if sure or reason in DEFINITIVE_REFUSALS else self._choices(hits, query.question)
+        if quote is None:
+            message = refusal.message
+        elif sure or not choices:
+            message = f"Réponse trouvée : {quote.citation}."
+        else:
+            message = f"Réponse probable : {quote.citation}. Tu parles de… ?"
         return Answer(
             question=query.question,
             game=GameRef(game.id, game.title) if game else None,
             game_detected=route.how in ("name", "retrieval"),
             found=reason is None,
             answer=quote,
-            message=f"Réponse trouvée : {quote.citation}." if quote else refusal.message,
+            message=message,
             passages=[self._cited(h) for h in hits],
             refusal=refusal,
             warning=warning,
+            sure=sure,
+            choices=choices,
         )
+
+    def _choices(self, hits: list[Hit], question: str) -> list[Choice]:
+        """The passages to pick from when the best one is not sure; none when there is only one."""
+        offered = self.calibration.confidence.offered(hits)
+        if len(offered) < 2:
+            return []
+        return [Choice(h.passage.id, label(h.passage), extract_answer(h.passage, question),
+                       citation(h.passage, self.retriever.game(h.passage.game).title), short_citation(h.passage),
+                       i == 0) for i, h in enumerate(offered)]
 
     def _card_answer(self, found: Findings, title: str) -> tuple[str | None, Quote | None, list[Hit]]:
         """(refusal reason, quote, hits) for a card question: the card's line for the field, the card first

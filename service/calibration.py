@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from service.answer_set import AnswerSetPolicy
+from service.choices import ConfidencePolicy
 from service.mistakes import WarningPolicy
 from service.refusal import RefusalPolicy
 from service.retrieval import Evidence, FusionConfig
@@ -55,6 +56,7 @@ class Calibration:
     refusal: RefusalPolicy = RefusalPolicy()
     answer_set: AnswerSetPolicy = AnswerSetPolicy()
     warning: WarningPolicy = WarningPolicy()
+    confidence: ConfidencePolicy = ConfidencePolicy()
     source: str = "calibrated"  # "default" when no measurement was found for the model
 
 
@@ -63,7 +65,7 @@ class Calibration:
 # show no common-mistake warning.
 DEFAULT = Calibration(abstention=AbstentionPolicy(threshold=0.05, feature="lift"), source="default")
 _PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
-          "answer_set": AnswerSetPolicy, "warning": WarningPolicy}
+          "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy}
 
 
 def family(model_id: str) -> str:

@@ -35,6 +35,8 @@ EXAMPLE = {
     ],
     "refusal": None,
     "warning": None,
+    "sure": True,
+    "choices": [],
     "ask_id": "3f9c2a71d04b8e65a1c2d3e4",
 }
 
@@ -54,6 +56,19 @@ class Quote:
     passage_id: str
     # The answer set: the passages that together hold the answer, the quoted one first ("Voir aussi").
     passage_ids: list[str]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A candidate passage offered as "Tu parles de… ?" when the best one is not sure: one tap on it shows
+    its answer (`text`, `citation`), and POST /api/choice records which one the player meant."""
+
+    passage_id: str
+    label: str  # the button: the passage's title (its question or bullet title) or its first words
+    text: str  # the answer this passage gives, extracted as the best one's is
+    citation: str
+    short_citation: str
+    best: bool  # the best guess (the answer shown), offered first
 
 
 # ambiguous_game: no game named, and several games' rules answer about as well ("précisez le jeu").
@@ -102,6 +117,10 @@ class Answer:
     passages: list[CitedPassage]
     refusal: Refusal | None  # set exactly when found is false
     warning: CommonMistake | None
+    # The first passage is right with the confidence the calibration measured (service/choices.py); when
+    # false, `choices` holds the best few passages to pick from ("Tu parles de… ?").
+    sure: bool = False
+    choices: list[Choice] = field(default_factory=list)
     # The id of this answer in the questions log, for POST /api/feedback; null when nothing is logged.
     ask_id: str | None = None
 

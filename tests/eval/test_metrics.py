@@ -190,3 +190,21 @@ def test_refusal_per_kind_and_reason_accuracy():
     assert m.metric("refusal_other_game")(records) == 1.0
     assert m.metric("refusal_not_in_rules")(records) == 1.0
     assert m.refusal_reason(records) == pytest.approx(1 / 3)  # 3 refused, 1 with its expected reason
+
+
+def test_sure_precision_rate_and_one_tap():
+    records = [
+        {**rec([True, False]), "sure": True, "choices_relevant": None},  # sure and right
+        {**rec([False, True]), "sure": True, "choices_relevant": None},  # sure and wrong
+        {**rec([False, True, False]), "sure": False, "choices_relevant": [False, True, False]},  # one tap finds it
+        {**rec([False, False, True]), "sure": False, "choices_relevant": [False, False]},  # not among the choices
+        {**rec([True], found=False), "sure": False, "choices_relevant": [True, False]},  # refused, a choice is right
+        {**rec([True], answerable=False, gold_game=None), "sure": True, "choices_relevant": None},  # sure, no answer
+    ]
+    # Sure: rows 1, 2 and 6 (found and sure); only row 1 is right: 1/3.
+    assert m.sure_precision(records) == pytest.approx(1 / 3)
+    # Answerable and answered: rows 1-4; sure among them: rows 1 and 2.
+    assert m.sure_rate(records) == pytest.approx(2 / 4)
+    # Answerable rows 1-5 resolved in one tap: 1 (right answer), 3 and 5 (a right choice): 3/5.
+    assert m.one_tap(records) == pytest.approx(3 / 5)
+    assert m.metric("one_tap")(records) == m.one_tap(records)
