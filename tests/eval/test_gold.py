@@ -225,6 +225,21 @@ def test_good_file_loads_with_split_from_its_name(tmp_path):
         ({**REFUSED, "game": None, "gold_game": None}, "'not_in_rules' demande un gold_game"),
         ({**REFUSED, "refusal": "off_topic"}, "'off_topic' demande gold_game null"),
         ({**REFUSED, "refusal": "other_game", "game": None}, "'other_game' demande gold_game null"),
+        ({**GOOD, "tags": "voice"}, "tags doit être une liste"),
+        ({**GOOD, "tags": None}, "tags doit être une liste"),
+        ({**GOOD, "tags": ["voice", 3]}, "tags doit être une liste"),
+        ({**GOOD, "tags": ["voice", "slang"]}, "tag inconnu : slang (connus : situation, players_words"),
+        ({**GOOD, "tags": ["voice", "voice"]}, "tag en double : voice"),
+        ({**GOOD, "previous": 12}, "previous doit être l'id"),
+        ({**GOOD, "game": None, "previous": "d000"}, "une question avec previous porte le tag follow_up"),
+        ({**GOOD, "game": None, "tags": ["follow_up"]}, "le tag follow_up demande previous"),
+        ({**GOOD, "tags": ["follow_up"], "previous": "d000"}, "se pose avec game null"),
+        ({**GOOD, "game": None, "tags": ["follow_up"], "previous": "d001"}, "previous ne peut pas être la question"),
+        ({**GOOD, "tags": ["lowercase_game"]}, "le tag lowercase_game demande refusal 'other_game'"),
+        ({**OFF, "refusal": "off_topic", "tags": ["lowercase_game"]}, "demande refusal 'other_game'"),
+        ({**REFUSED, "tags": ["everyday_sense"]}, "le tag everyday_sense demande refusal 'off_topic'"),
+        ({**OFF, "tags": ["card"]}, "le tag card demande un gold_game"),
+        ({**OFF, "refusal": "other_game", "tags": ["card"]}, "le tag card demande"),
     ],
 )
 def test_bad_line_reports_file_and_line(tmp_path, bad, reason):
@@ -248,6 +263,39 @@ def test_answerable_question_has_no_refusal(tmp_path):
     assert q.refusal is None
     (q,) = load_questions(_write(tmp_path, {**GOOD, "refusal": None}))
     assert q.refusal is None
+
+
+FIRST = {**GOOD, "id": "d010", "tags": ["voice", "situation"]}
+FOLLOW = {**GOOD, "id": "d011", "game": None, "question": "et pour un cristal ?", "tags": ["voice", "follow_up"],
+          "previous": "d010", "gold_spans": ["1 par cristal ramassés"]}
+
+
+def test_tags_and_previous_load(tmp_path):
+    first, follow = load_questions(_write(tmp_path, FIRST, FOLLOW))
+    assert first.tags == ("voice", "situation") and first.previous is None
+    assert follow.tags == ("voice", "follow_up") and follow.previous == "d010" and follow.game is None
+    (plain,) = load_questions(_write(tmp_path, GOOD))
+    assert plain.tags == () and plain.previous is None
+    refused = {**FOLLOW, "answerable": False, "refusal": "not_in_rules", "gold_game": "cubirds", "gold_spans": [],
+               "gold_pages": []}
+    assert load_questions(_write(tmp_path, FIRST, refused))[1].gold_game == "cubirds"  # only answers keep the game
+
+
+@pytest.mark.parametrize(
+    ("rows", "reason"),
+    [
+        ((FOLLOW, FIRST), "previous 'd010' inconnu : doit être l'id d'une question plus haut dans ce fichier"),
+        ((FIRST, {**FOLLOW, "previous": "d999"}), "previous 'd999' inconnu"),
+        ((FIRST, {**FOLLOW, "gold_game": "cubirds"}),
+         "gold_game 'cubirds' diffère de celui de la question précédente 'd010' ('karuba')"),
+    ],
+)
+def test_bad_previous_reports_the_follow_up_line(tmp_path, rows, reason):
+    path = _write(tmp_path, *rows)
+    with pytest.raises(GoldSetError) as exc:
+        load_questions(path)
+    line = 1 if rows[0] is FOLLOW else 2
+    assert str(exc.value).startswith(f"{path}:{line}: ") and reason in str(exc.value)
 
 
 def test_duplicate_id_names_both_lines(tmp_path):
