@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from eval.gold import REFUSALS, SPLITS, GoldQuestion, GoldSetError, load_questions
+from eval.gold import REFUSALS, SPLITS, TAGS, GoldQuestion, GoldSetError, load_questions
 from tests.fakes import REPO
 from indexer.passages import load_passages
 
@@ -172,6 +172,65 @@ def test_every_game_is_probed_beyond_its_qa_pairs(gold, corpus):
     cubirds_sections = {p.section for p in passages if p.game == "cubirds"
                         for q in every(gold) if q.is_relevant(p.game, p.text)}
     assert len(cubirds_sections) >= 8
+
+
+def test_card_answers_are_whole_card_lines_and_only_card_questions_cite_the_card(gold, corpus):
+    passages = corpus[1]
+    for q in every(gold):
+        if not q.answerable:
+            continue
+        cited = [p for p in passages if q.is_relevant(p.game, p.text)]
+        if "card" in q.tags:
+            lines = {line for p in passages if p.is_card and p.game == q.gold_game for line in p.text.split("\n")}
+            assert set(q.gold_spans) <= lines, f"{q.source}: {q.gold_spans} ne sont pas des lignes de la fiche"
+            assert all(p.is_card for p in cited) and q.gold_pages == (), q.source
+        else:
+            assert not any(p.is_card for p in cited), f"{q.source}: cite la fiche sans le tag card"
+
+
+def test_lowercase_game_questions_are_lowercase(gold):
+    tagged = [q for q in every(gold) if "lowercase_game" in q.tags]
+    assert tagged and [q.source for q in tagged if q.question != q.question.lower()] == []
+
+
+def test_follow_ups_come_right_after_a_question_of_their_split(gold):
+    for split in SPLITS:
+        ids = [q.id for q in gold[split]]
+        follow_ups = [q for q in gold[split] if q.previous]
+        assert len(follow_ups) >= 4, split
+        for q in follow_ups:
+            assert ids.index(q.previous) == ids.index(q.id) - 1, f"{q.source}: previous {q.previous!r} n'est pas juste avant"
+
+
+# The players'-voice set (tag "voice", issue 21), per split: floors on each kind of question it was written to hold.
+VOICE_FLOORS = {
+    "questions": 55, "answerable with game": 20, "answerable without game": 5, "card": 6, "card refused": 3,
+    "not_in_rules": 5, "other_game": 6, "lowercase_game": 4, "off_topic": 5, "everyday_sense": 5, "follow_up": 4,
+    "situation": 15, "players_words": 15, "typo": 8,
+}
+
+
+def _voice_counts(questions: list[GoldQuestion]) -> Counter:
+    counts = Counter()
+    for q in questions:
+        counts["questions"] += 1
+        for tag in q.tags:
+            counts[tag] += 1
+        if q.answerable and "card" not in q.tags and "follow_up" not in q.tags:
+            counts["answerable with game" if q.game else "answerable without game"] += 1
+        if not q.answerable:
+            counts["card refused" if "card" in q.tags else q.refusal] += 1
+    return counts
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_players_voice_set_holds_every_kind_of_question(gold, split):
+    voice = [q for q in gold[split] if "voice" in q.tags]
+    counts = _voice_counts(voice)
+    assert {k: counts[k] for k, floor in VOICE_FLOORS.items() if counts[k] < floor} == {}, counts
+    per_game = Counter(q.gold_game for q in voice if q.answerable and "card" not in q.tags)
+    assert set(per_game) == {"cubirds", "cubitos", "karuba", "sans-arret"} and min(per_game.values()) >= 5, per_game
+    assert set(TAGS) <= set(counts)
 
 
 def test_relevance_normalizes_apostrophes_and_spaces():
