@@ -16,10 +16,15 @@ QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 SPLITS = ("dev", "test")
 LANGS = ("fr", "en")
 REQUIRED = ("id", "question", "game", "gold_game", "answerable", "gold_spans", "gold_pages", "lang")
-OPTIONAL = ("note", "refusal")
+OPTIONAL = ("note", "refusal", "tags", "previous")
 # Why an unanswerable question must be refused: not about board-game rules at all, about a game
 # the corpus does not hold, or about a corpus game whose rules do not say.
 REFUSALS = ("off_topic", "other_game", "not_in_rules")
+# What a question is like, for per-category metrics (meanings in eval/README.md). A fixed set, so a
+# misspelt tag fails instead of quietly making a category of one.
+TAGS = ("situation", "players_words", "typo", "card", "lowercase_game", "everyday_sense", "follow_up", "voice")
+# A tag that only makes sense for one refusal kind.
+TAG_REFUSAL = {"lowercase_game": "other_game", "everyday_sense": "off_topic"}
 ID = re.compile(r"^[a-z][a-z0-9_-]*$")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
@@ -48,6 +53,9 @@ class GoldQuestion:
     split: str | None = None
     source: str = ""
     refusal: str | None = None
+    tags: tuple[str, ...] = ()
+    # The id of the question this one follows up (the previous turn), in the same file, higher up.
+    previous: str | None = None
 
     def is_relevant(self, game: str | None, text: str) -> bool:
         """A passage answers the question when it belongs to gold_game and contains a gold span."""
@@ -86,6 +94,35 @@ def _check_types(data: dict, fail) -> None:
         fail("note doit être un texte")
     if data.get("refusal") is not None and data["refusal"] not in REFUSALS:
         fail(f"refusal doit être l'une de : {', '.join(REFUSALS)} (ou null)")
+    tags = data.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        fail("tags doit être une liste de textes")
+    unknown_tags = [t for t in tags if t not in TAGS]
+    if unknown_tags:
+        fail(f"tag inconnu : {', '.join(unknown_tags)} (connus : {', '.join(TAGS)})")
+    doubled = sorted({t for t in tags if tags.count(t) > 1})
+    if doubled:
+        fail(f"tag en double : {', '.join(doubled)}")
+    previous = data.get("previous")
+    if previous is not None and not (isinstance(previous, str) and ID.match(previous)):
+        fail(f"previous doit être l'id d'une question (trouvé {previous!r})")
+
+
+def _check_tags(data: dict, fail) -> None:
+    tags, previous, refusal = data.get("tags", []), data.get("previous"), data.get("refusal")
+    if previous is not None and "follow_up" not in tags:
+        fail("une question avec previous porte le tag follow_up")
+    if "follow_up" in tags and previous is None:
+        fail("le tag follow_up demande previous (l'id de la question précédente)")
+    if previous is not None and previous == data["id"]:
+        fail("previous ne peut pas être la question elle-même")
+    if previous is not None and data["game"] is not None:
+        fail(f"une relance (previous) se pose avec game null, le jeu vient du tour précédent (trouvé {data['game']!r})")
+    for tag, kind in TAG_REFUSAL.items():
+        if tag in tags and refusal != kind:
+            fail(f"le tag {tag} demande refusal {kind!r} (trouvé {refusal!r})")
+    if "card" in tags and (data["gold_game"] is None or refusal not in (None, "not_in_rules")):
+        fail("le tag card demande un gold_game et une question avec réponse ou refusal 'not_in_rules'")
 
 
 def _check_consistency(data: dict, fail) -> None:
@@ -122,6 +159,7 @@ def parse_line(raw: str, path, number: int, split: str | None) -> GoldQuestion:
         fail("chaque ligne doit être un objet JSON")
     _check_types(data, fail)
     _check_consistency(data, fail)
+    _check_tags(data, fail)
     return GoldQuestion(
         id=data["id"],
         question=data["question"],
@@ -135,7 +173,22 @@ def parse_line(raw: str, path, number: int, split: str | None) -> GoldQuestion:
         split=split,
         source=f"{path}:{number}",
         refusal=data.get("refusal"),
+        tags=tuple(data.get("tags", [])),
+        previous=data.get("previous"),
     )
+
+
+def _check_previous(question: GoldQuestion, earlier: dict[str, GoldQuestion], path, number: int) -> None:
+    """A follow-up names a question higher up in the same file, and keeps its game when it has an answer."""
+    if question.previous is None:
+        return
+    before = earlier.get(question.previous)
+    if before is None:
+        raise GoldSetError(path, number, f"previous {question.previous!r} inconnu : doit être l'id d'une question "
+                                         "plus haut dans ce fichier")
+    if question.answerable and question.gold_game != before.gold_game:
+        raise GoldSetError(path, number, f"gold_game {question.gold_game!r} diffère de celui de la question "
+                                         f"précédente {before.id!r} ({before.gold_game!r})")
 
 
 def resolve(path_or_split: str | Path) -> tuple[Path, str | None]:
@@ -155,13 +208,16 @@ def load_questions(path_or_split: str | Path) -> list[GoldQuestion]:
         raise GoldSetError(path, 0, f"lecture impossible : {exc.strerror or exc}") from exc
     questions: list[GoldQuestion] = []
     seen: dict[str, int] = {}
+    by_id: dict[str, GoldQuestion] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         question = parse_line(raw, path, number, split)
         if question.id in seen:
             raise GoldSetError(path, number, f"id en double : {question.id!r} (déjà ligne {seen[question.id]})")
+        _check_previous(question, by_id, path, number)
         seen[question.id] = number
+        by_id[question.id] = question
         questions.append(question)
     if not questions:
         raise GoldSetError(path, 0, "aucune question")

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from eval.gold import REFUSALS, SPLITS, GoldQuestion, GoldSetError, load_questions
+from eval.gold import REFUSALS, SPLITS, TAGS, GoldQuestion, GoldSetError, load_questions
 from tests.fakes import REPO
 from indexer.passages import load_passages
 
@@ -174,6 +174,65 @@ def test_every_game_is_probed_beyond_its_qa_pairs(gold, corpus):
     assert len(cubirds_sections) >= 8
 
 
+def test_card_answers_are_whole_card_lines_and_only_card_questions_cite_the_card(gold, corpus):
+    passages = corpus[1]
+    for q in every(gold):
+        if not q.answerable:
+            continue
+        cited = [p for p in passages if q.is_relevant(p.game, p.text)]
+        if "card" in q.tags:
+            lines = {line for p in passages if p.is_card and p.game == q.gold_game for line in p.text.split("\n")}
+            assert set(q.gold_spans) <= lines, f"{q.source}: {q.gold_spans} ne sont pas des lignes de la fiche"
+            assert all(p.is_card for p in cited) and q.gold_pages == (), q.source
+        else:
+            assert not any(p.is_card for p in cited), f"{q.source}: cite la fiche sans le tag card"
+
+
+def test_lowercase_game_questions_are_lowercase(gold):
+    tagged = [q for q in every(gold) if "lowercase_game" in q.tags]
+    assert tagged and [q.source for q in tagged if q.question != q.question.lower()] == []
+
+
+def test_follow_ups_come_right_after_a_question_of_their_split(gold):
+    for split in SPLITS:
+        ids = [q.id for q in gold[split]]
+        follow_ups = [q for q in gold[split] if q.previous]
+        assert len(follow_ups) >= 4, split
+        for q in follow_ups:
+            assert ids.index(q.previous) == ids.index(q.id) - 1, f"{q.source}: previous {q.previous!r} n'est pas juste avant"
+
+
+# The players'-voice set (tag "voice", issue 21), per split: floors on each kind of question it was written to hold.
+VOICE_FLOORS = {
+    "questions": 55, "answerable with game": 20, "answerable without game": 5, "card": 6, "card refused": 3,
+    "not_in_rules": 5, "other_game": 6, "lowercase_game": 4, "off_topic": 5, "everyday_sense": 5, "follow_up": 4,
+    "situation": 15, "players_words": 15, "typo": 8,
+}
+
+
+def _voice_counts(questions: list[GoldQuestion]) -> Counter:
+    counts = Counter()
+    for q in questions:
+        counts["questions"] += 1
+        for tag in q.tags:
+            counts[tag] += 1
+        if q.answerable and "card" not in q.tags and "follow_up" not in q.tags:
+            counts["answerable with game" if q.game else "answerable without game"] += 1
+        if not q.answerable:
+            counts["card refused" if "card" in q.tags else q.refusal] += 1
+    return counts
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_players_voice_set_holds_every_kind_of_question(gold, split):
+    voice = [q for q in gold[split] if "voice" in q.tags]
+    counts = _voice_counts(voice)
+    assert {k: counts[k] for k, floor in VOICE_FLOORS.items() if counts[k] < floor} == {}, counts
+    per_game = Counter(q.gold_game for q in voice if q.answerable and "card" not in q.tags)
+    assert set(per_game) == {"cubirds", "cubitos", "karuba", "sans-arret"} and min(per_game.values()) >= 5, per_game
+    assert set(TAGS) <= set(counts)
+
+
 def test_relevance_normalizes_apostrophes_and_spaces():
     q = GoldQuestion("x1", "?", None, "cubirds", True, ("l'envolée  est facultative",), (), "fr")
     assert q.is_relevant("cubirds", "Contrairement à la pose, l\u2019envolée est\nfacultative.")
@@ -225,6 +284,21 @@ def test_good_file_loads_with_split_from_its_name(tmp_path):
         ({**REFUSED, "game": None, "gold_game": None}, "'not_in_rules' demande un gold_game"),
         ({**REFUSED, "refusal": "off_topic"}, "'off_topic' demande gold_game null"),
         ({**REFUSED, "refusal": "other_game", "game": None}, "'other_game' demande gold_game null"),
+        ({**GOOD, "tags": "voice"}, "tags doit être une liste"),
+        ({**GOOD, "tags": None}, "tags doit être une liste"),
+        ({**GOOD, "tags": ["voice", 3]}, "tags doit être une liste"),
+        ({**GOOD, "tags": ["voice", "slang"]}, "tag inconnu : slang (connus : situation, players_words"),
+        ({**GOOD, "tags": ["voice", "voice"]}, "tag en double : voice"),
+        ({**GOOD, "previous": 12}, "previous doit être l'id"),
+        ({**GOOD, "game": None, "previous": "d000"}, "une question avec previous porte le tag follow_up"),
+        ({**GOOD, "game": None, "tags": ["follow_up"]}, "le tag follow_up demande previous"),
+        ({**GOOD, "tags": ["follow_up"], "previous": "d000"}, "se pose avec game null"),
+        ({**GOOD, "game": None, "tags": ["follow_up"], "previous": "d001"}, "previous ne peut pas être la question"),
+        ({**GOOD, "tags": ["lowercase_game"]}, "le tag lowercase_game demande refusal 'other_game'"),
+        ({**OFF, "refusal": "off_topic", "tags": ["lowercase_game"]}, "demande refusal 'other_game'"),
+        ({**REFUSED, "tags": ["everyday_sense"]}, "le tag everyday_sense demande refusal 'off_topic'"),
+        ({**OFF, "tags": ["card"]}, "le tag card demande un gold_game"),
+        ({**OFF, "refusal": "other_game", "tags": ["card"]}, "le tag card demande"),
     ],
 )
 def test_bad_line_reports_file_and_line(tmp_path, bad, reason):
@@ -248,6 +322,39 @@ def test_answerable_question_has_no_refusal(tmp_path):
     assert q.refusal is None
     (q,) = load_questions(_write(tmp_path, {**GOOD, "refusal": None}))
     assert q.refusal is None
+
+
+FIRST = {**GOOD, "id": "d010", "tags": ["voice", "situation"]}
+FOLLOW = {**GOOD, "id": "d011", "game": None, "question": "et pour un cristal ?", "tags": ["voice", "follow_up"],
+          "previous": "d010", "gold_spans": ["1 par cristal ramassés"]}
+
+
+def test_tags_and_previous_load(tmp_path):
+    first, follow = load_questions(_write(tmp_path, FIRST, FOLLOW))
+    assert first.tags == ("voice", "situation") and first.previous is None
+    assert follow.tags == ("voice", "follow_up") and follow.previous == "d010" and follow.game is None
+    (plain,) = load_questions(_write(tmp_path, GOOD))
+    assert plain.tags == () and plain.previous is None
+    refused = {**FOLLOW, "answerable": False, "refusal": "not_in_rules", "gold_game": "cubirds", "gold_spans": [],
+               "gold_pages": []}
+    assert load_questions(_write(tmp_path, FIRST, refused))[1].gold_game == "cubirds"  # only answers keep the game
+
+
+@pytest.mark.parametrize(
+    ("rows", "reason"),
+    [
+        ((FOLLOW, FIRST), "previous 'd010' inconnu : doit être l'id d'une question plus haut dans ce fichier"),
+        ((FIRST, {**FOLLOW, "previous": "d999"}), "previous 'd999' inconnu"),
+        ((FIRST, {**FOLLOW, "gold_game": "cubirds"}),
+         "gold_game 'cubirds' diffère de celui de la question précédente 'd010' ('karuba')"),
+    ],
+)
+def test_bad_previous_reports_the_follow_up_line(tmp_path, rows, reason):
+    path = _write(tmp_path, *rows)
+    with pytest.raises(GoldSetError) as exc:
+        load_questions(path)
+    line = 1 if rows[0] is FOLLOW else 2
+    assert str(exc.value).startswith(f"{path}:{line}: ") and reason in str(exc.value)
 
 
 def test_duplicate_id_names_both_lines(tmp_path):
