@@ -194,6 +194,12 @@ def one_tap(records: Sequence[Record]) -> Value:
     return mean(float(resolved_in_one_tap(r)) for r in _answerable(records))
 
 
+def game_kept(records: Sequence[Record]) -> Value:
+    """Of the follow-ups about a corpus game, the share answered about that game."""
+    return mean(float(r["detected_game"] == r["gold_game"]) for r in records
+                if "follow_up" in (r.get("tags") or ()) and r["gold_game"] is not None)
+
+
 def latency(records: Sequence[Record], p: float) -> Value:
     return percentile([r["latency_ms"] for r in records], p)
 
@@ -214,6 +220,7 @@ _PLAIN: dict[str, Callable[[Sequence[Record]], Value]] = {
     "sure_precision": sure_precision,
     "sure_rate": sure_rate,
     "one_tap": one_tap,
+    "game_kept": game_kept,
     **{f"refusal_{kind}": refusal_of(kind) for kind in REFUSAL_KINDS},
 }
 _AT = re.compile(r"^(?P<name>[a-z]+)@(?P<k>[1-9][0-9]*)$")
@@ -251,6 +258,17 @@ def by_game(records: Sequence[Record], metrics: Iterable[str] = DEFAULT_METRICS)
     # Games alphabetically, off-topic last: tables read the same run after run.
     keys = sorted(groups, key=lambda g: (g == OFF_TOPIC, g))
     return {g: evaluate(groups[g], metrics) for g in keys}
+
+
+def by_tag(records: Sequence[Record], metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, dict[str, Value]]:
+    """The metrics of the questions carrying each tag (a question counts once per tag it carries), tags
+    alphabetically; records without tags are in no group."""
+    metrics = tuple(metrics)
+    groups: dict[str, list[Record]] = {}
+    for r in records:
+        for tag in r.get("tags") or ():
+            groups.setdefault(tag, []).append(r)
+    return {t: evaluate(groups[t], metrics) for t in sorted(groups)}
 
 
 def counts(records: Sequence[Record]) -> dict[str, int]:

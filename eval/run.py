@@ -47,6 +47,7 @@ def make_record(question: GoldQuestion, mode: str, result: Answer, latency_ms: f
         "gold_refusal": question.refusal,
         "sure": result.sure,
         "choices_relevant": _choices_relevance(question, result),
+        "tags": list(question.tags),
         "latency_ms": latency_ms,
     }
 
@@ -67,11 +68,21 @@ def _answer_set_relevance(question: GoldQuestion, result: Answer) -> list[bool] 
 
 
 def ask_all(answerer, questions: Sequence[GoldQuestion], mode: str, k: int) -> list[dict]:
-    records = []
+    """Each question asked once; a follow-up (`previous`) is asked as the client would, with the previous
+    turn: that question and the game its answer was about."""
+    from service.follow_up import Turn
+
+    records, turns = [], {}
     for q in questions:
+        extra = {}
+        if q.previous is not None:
+            if q.previous not in turns:
+                raise ValueError(f"{q.id} : la question précédente {q.previous} n'a pas été posée avant")
+            extra["previous"] = turns[q.previous]
         start = time.perf_counter()
-        result = answerer.ask(q.question, game=q.game, k=k, mode=mode)
+        result = answerer.ask(q.question, game=q.game, k=k, mode=mode, **extra)
         elapsed_ms = (time.perf_counter() - start) * 1000
+        turns[q.id] = Turn(q.question, result.game.id if result.game else q.game)
         records.append(make_record(q, mode, result, elapsed_ms))
     return records
 

@@ -19,6 +19,7 @@ from indexer.errors import QuestionError
 from indexer.passages import Passage
 from service.calibration import AbstentionPolicy, Calibration
 from service.catalogue import Catalogue
+from service.follow_up import Turn, combined, elliptic
 from service.lexicon import Rewrite, lexicon
 from service.calibration import load as load_calibration
 from service.card import CardQuestion, card_questions
@@ -57,9 +58,11 @@ class Query:
     game: str | None = None
     k: int = DEFAULT_K
     mode: str = DEFAULT_MODE
+    previous: Turn | None = None  # the previous turn of the conversation, for a follow-up
 
 
-def validate(question, game: str | None = None, k=DEFAULT_K, mode=DEFAULT_MODE) -> Query:
+def validate(question, game: str | None = None, k=DEFAULT_K, mode=DEFAULT_MODE, previous: Turn | None = None
+             ) -> Query:
     if not isinstance(question, str):
         raise QuestionError("la question doit être un texte")
     question = question.strip()
@@ -71,7 +74,12 @@ def validate(question, game: str | None = None, k=DEFAULT_K, mode=DEFAULT_MODE) 
         raise QuestionError(f"k doit être un entier entre {MIN_K} et {MAX_K} (reçu : {k!r})")
     if mode not in MODES:
         raise QuestionError(f"mode inconnu « {mode} » (modes : {', '.join(MODES)})")
-    return Query(question, game, k, mode)
+    if previous is not None:
+        text = previous.question.strip() if isinstance(previous.question, str) else ""
+        if not text or len(text) > MAX_QUESTION_CHARS:
+            raise QuestionError(f"la question précédente doit être un texte de 1 à {MAX_QUESTION_CHARS} caractères")
+        previous = Turn(text, previous.game)
+    return Query(question, game, k, mode, previous)
 
 
 def short_citation(passage: Passage) -> str:
@@ -130,7 +138,7 @@ class Scored:
     the scores of the question as asked, and per game those of the question in that game's words."""
 
     query: Query
-    named: Route | None  # the game given or named in the question
+    named: Route | None  # the game given or named in the question, or kept from the previous turn
     base: Scores
     per_game: dict[str, tuple[Rewrite, Scores]] = field(default_factory=dict)
 
@@ -228,18 +236,33 @@ class Answerer:
             return Route(None, "ambiguous", candidates=tuple(g for g, _ in likely))
         return Route(game, "retrieval")
 
-    def ask(self, question, game: str | None = None, k: int = DEFAULT_K, mode: str = DEFAULT_MODE) -> Answer:
-        return self.answer(validate(question, game, k, mode))
+    def ask(self, question, game: str | None = None, k: int = DEFAULT_K, mode: str = DEFAULT_MODE,
+            previous: Turn | None = None) -> Answer:
+        return self.answer(validate(question, game, k, mode, previous))
 
     def scored(self, query: Query) -> Scored:
         """The question encoded and scored: over its game's passages only when the game is known (whatever
         the size of the shelf), in that game's words; else over every passage, as asked."""
-        named = self.named_route(query.question, query.game)
+        named = self.named_route(query.question, query.game) or self.previous_route(query)
         if named is not None and named.game is not None:
-            rewrite = self.rewrite(query.question, named.game)
+            rewrite = self.rewrite(self.retrieved_text(query, named), named.game)
             scores = self.retriever.score(rewrite.text, named.game)
             return Scored(query, named, scores, {named.game: (rewrite, scores)})
         return Scored(query, named, self.retriever.score(query.question))
+
+    def previous_route(self, query: Query) -> Route | None:
+        """A question that names no game keeps the previous turn's (when that game is still known)."""
+        previous = query.previous
+        if previous is None or previous.game is None or previous.game not in self.retriever.game_ids:
+            return None
+        return Route(previous.game, "previous")
+
+    @staticmethod
+    def retrieved_text(query: Query, route: Route) -> str:
+        """The question as retrieved: an elliptic follow-up in the previous turn's game carries its words."""
+        if route.how == "previous" and elliptic(query.question):
+            return combined(query.previous, query.question)
+        return query.question
 
     def rewrite(self, question: str, game: str) -> Rewrite:
         """The question with the players' words the game's rulebook does not use replaced by its own."""
@@ -247,7 +270,7 @@ class Answerer:
 
     def _in_game(self, scored: Scored, game: str) -> tuple[Rewrite, Scores]:
         if game not in scored.per_game:
-            rewrite = self.rewrite(scored.query.question, game)
+            rewrite = self.rewrite(scored.query.question, game)  # a retrieval route: the question as asked
             # Encoded again only when the game's words change the question.
             scores = self.retriever.score(rewrite.text, game) if rewrite.changed else scored.base
             scored.per_game[game] = (rewrite, scores)
@@ -334,7 +357,7 @@ class Answerer:
         return Answer(
             question=query.question,
             game=GameRef(game.id, game.title) if game else None,
-            game_detected=route.how in ("name", "retrieval"),
+            game_detected=route.how in ("name", "retrieval", "previous"),
             found=reason is None,
             answer=quote,
             message=message,

@@ -33,7 +33,9 @@ TIE_MARGIN = 0.02
 @dataclass(frozen=True)
 class Route:
     game: str | None
-    how: str  # "given", "name" (title or alias in the question), "retrieval", "ambiguous" or "none"
+    # "given", "name" (title or alias in the question), "previous" (kept from the previous turn of a
+    # follow-up), "retrieval", "ambiguous" or "none"
+    how: str
     # Where the name was read in the question (character offsets), for a name route.
     span: tuple[int, int] | None = None
     # The likeliest games when retrieval cannot choose between them ("ambiguous"), best first.
