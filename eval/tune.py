@@ -31,10 +31,11 @@ QUALITY = ("hit@1", "mrr@10")
 SET_COVERAGES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 SET_MAX_MEAN_SIZE = 2.0
 WARNING_PRECISION = 0.75
-# What is shown as sure must be right 0.9 of the time on test; dev is held to more, for the difference
-# between splits, and to at least MIN_SURE answers, below which a precision means little.
-CONFIDENCE_PRECISION = 0.95
-MIN_SURE = 8
+# What is shown as sure must be right 0.9 of the time. A dev precision alone is too thin for that (9 right
+# out of 9 says little of the next 9), so the one-sided 90 % Wilson lower bound of the dev precision must
+# reach it: at least 15 answers above the threshold, all right, or more with few errors.
+CONFIDENCE_PRECISION = 0.9
+CONFIDENCE_Z = 1.2816
 # Share of answerable dev questions the refusal signals may refuse (the issue allows 2 % on test).
 REFUSAL_BUDGET = 0.01
 SET_SIZES = (2, 3, 4, 5)
@@ -219,10 +220,20 @@ def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPo
     return WarningPolicy(threshold), {"warnings_shown": shown_right[0], "warnings_right": shown_right[1]}
 
 
+def wilson_lower_bound(right: int, total: int, z: float = CONFIDENCE_Z) -> float:
+    """The lower end of the Wilson score interval of a proportion (one-sided at z)."""
+    if total == 0:
+        return 0.0
+    p = right / total
+    centre = p + z * z / (2 * total)
+    spread = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total))
+    return (centre - spread) / (1 + z * z / total)
+
+
 def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[ConfidencePolicy, dict]:
     """The smallest lead of the first passage's fused score over the second's at which the dev answers
-    shown as sure are right at least CONFIDENCE_PRECISION of the time (answers to questions the rules do
-    not answer count as wrong); none is sure when no lead reaches it over MIN_SURE answers."""
+    shown as sure are right at least CONFIDENCE_PRECISION of the time, by the Wilson lower bound (answers
+    to questions the rules do not answer count as wrong); none is sure when no lead reaches it."""
     answered = []
     for a in asked:
         found = answerer.find(a.query, a.scored)
@@ -232,7 +243,7 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
     best, shown = math.inf, (0, 0)
     for gap, _ in sorted(answered, reverse=True):
         above = [right for g, right in answered if g >= gap]
-        if len(above) >= MIN_SURE and sum(above) >= CONFIDENCE_PRECISION * len(above):
+        if wilson_lower_bound(sum(above), len(above)) >= CONFIDENCE_PRECISION:
             best, shown = round(gap - 1e-4, 4), (len(above), sum(above))
     return (ConfidencePolicy(min_gap=best),
             {"sure_shown": shown[0], "sure_right": shown[1], "answered": len(answered)})

@@ -42,6 +42,12 @@ if TYPE_CHECKING:
 # took routing under the regression gate (tests/eval/test_gate.py); docs/SCALE.md has both measurements.
 AMBIGUOUS_GAMES = 3
 AMBIGUITY_MARGIN = 0.0
+# When the two retrievers disagree on the game, the lexical one wins if the question, in each game's own
+# words, matches its game's passages this many times better than any other game's: cosines of look-alike
+# games sit within 0.02 of each other, a player's "toucans" or "explorateurs" is one game's word. On the dev
+# split the seven answerable game-less questions where the retrievers disagreed all belonged to the lexical
+# game; at 2.0 four of them route (ratios 2.0 to 5.8) and no question without an answer does (at most 1.98).
+LEXICAL_DOMINANCE = 2.0
 # Refusals that know there is no answer in these rules: no passage is offered to pick from.
 DEFINITIVE_REFUSALS = ("off_topic", "other_game", "not_in_rules", "ambiguous_game")
 SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"A-ZÀ-ÖØ-Þ0-9])")
@@ -215,26 +221,40 @@ class Answerer:
             return Route(None, "ambiguous", span=(named.start, named.end), candidates=named.games[:AMBIGUOUS_GAMES])
         return Route(named.game, "name", span=(named.start, named.end))
 
-    def route(self, question: str, game: str | None, scores: Scores, mode: str) -> Route:
-        return self.named_route(question, game) or self.retrieval_route(scores, mode)
-
-    def retrieval_route(self, scores: Scores, mode: str) -> Route:
-        # Two independent retrievers must point to the same game: a question about something else
-        # gets nearest passages scattered over games, or no shared word at all.
+    def retrieval_route(self, scores: Scores, mode: str, question: str | None = None) -> Route:
+        """The game retrieval points to when the question names none. Two independent retrievers must agree
+        on it: a question about something else gets nearest passages scattered over games, or no shared
+        word at all. With `question`, the lexical side reads it in each likely game's own words
+        (service/lexicon.py): "tuiles" is no word of Karuba's, "plaquettes" is."""
         dense = self.retriever.rank(scores, None, 1, "dense")
         lexical = self.retriever.rank(scores, None, 1, "lexical")
         if not dense or not lexical or lexical[0].lexical <= 0:
             return Route(None, "none")
         game = dense[0].passage.game
+        lexical_game, dominant = lexical[0].passage.game, False
+        if question is not None:
+            lexical_game, dominant = self._lexical_game(question, scores, lexical_game)
+            game = lexical_game if dominant else game
         top = self.retriever.rank(scores, game, 1, mode)
         if not top or not self.policy.accepts(self.retriever.evidence(scores, top[0])):
             return Route(None, "none")
         # Among many look-alike games another one's evidence is often as strong: then ask, not guess.
         likely = self.retriever.likely_games(scores, AMBIGUOUS_GAMES)
         close = tuple(g for g, cosine in likely if likely[0][1] - cosine < AMBIGUITY_MARGIN)
-        if lexical[0].passage.game != game or len(close) > 1:
+        if lexical_game != game or (len(close) > 1 and not dominant):
             return Route(None, "ambiguous", candidates=tuple(g for g, _ in likely))
         return Route(game, "retrieval")
+
+    def _lexical_game(self, question: str, scores: Scores, lexical_game: str) -> tuple[str, bool]:
+        """Among the likeliest games by cosine and the lexical retriever's own, the one whose passages the
+        question, in that game's words, matches best by BM25; and whether it does LEXICAL_DOMINANCE times
+        better than every other one."""
+        candidates = dict.fromkeys([g for g, _ in self.retriever.likely_games(scores, AMBIGUOUS_GAMES)]
+                                   + [lexical_game])
+        best = {g: self.retriever.best_lexical(self.rewrite(question, g).text, g) for g in candidates}
+        ranked = sorted(best, key=lambda g: (-best[g], g != lexical_game))
+        runner_up = best[ranked[1]] if len(ranked) > 1 else 0.0
+        return ranked[0], best[ranked[0]] > 0 and best[ranked[0]] >= LEXICAL_DOMINANCE * runner_up
 
     def ask(self, question, game: str | None = None, k: int = DEFAULT_K, mode: str = DEFAULT_MODE,
             previous: Turn | None = None) -> Answer:
@@ -278,7 +298,7 @@ class Answerer:
 
     def find(self, query: Query, scored: Scored | None = None) -> Findings:
         scored = scored or self.scored(query)
-        route = scored.named or self.retrieval_route(scored.base, query.mode)
+        route = scored.named or self.retrieval_route(scored.base, query.mode, query.question)
         scores, rewrite = scored.base, None
         if route.game is not None:
             rewrite, scores = self._in_game(scored, route.game)

@@ -204,10 +204,15 @@ class Retriever:
         return Scores(vector, terms, len(analyzed), lexical, self._dense_order(vector), _top(lexical, CANDIDATES))
 
     def _score_range(self, vector: np.ndarray, terms: list[str], n_terms: int, game: str, lo: int, hi: int) -> Scores:
-        """Scores of rows lo..hi only: a slice of the vectors, and each term's postings within the range
-        (bm25s keeps them sorted by row), added in the same order as bm25s does for the same floats."""
+        """Scores of rows lo..hi only: a slice of the vectors, and each term's postings within the range."""
         cosines = self.data.vectors[lo:hi] @ vector
         dense_order = lo + np.argsort(-cosines, kind="stable")
+        lexical = self._bm25_range(terms, lo, hi)
+        return Scores(vector, terms, n_terms, lexical, dense_order, lo + _top(lexical, CANDIDATES), game, lo)
+
+    def _bm25_range(self, terms: list[str], lo: int, hi: int) -> np.ndarray:
+        """BM25 of rows lo..hi from each term's postings within the range (bm25s keeps them sorted by row),
+        added in the same order as bm25s does for the same floats."""
         lexical = np.zeros(hi - lo, dtype=np.dtype(self.data.lexical.dtype))
         if terms:
             bm25 = self.data.lexical.scores
@@ -217,8 +222,19 @@ class Retriever:
                 a = start + int(np.searchsorted(indices[start:end], lo))
                 b = start + int(np.searchsorted(indices[start:end], hi))
                 np.add.at(lexical, indices[a:b] - lo, data[a:b])
-        lexical = lexical.astype(np.float64)
-        return Scores(vector, terms, n_terms, lexical, dense_order, lo + _top(lexical, CANDIDATES), game, lo)
+        return lexical.astype(np.float64)
+
+    def best_lexical(self, question: str, game: str) -> float:
+        """The best BM25 score of the question among the game's passages (no encoding: routing compares
+        games by it)."""
+        terms = [t for t in analyze(question) if t in self.data.lexical.vocab_dict]
+        if not terms:
+            return 0.0
+        if game in self._range_of_game and self._postings_sorted:
+            scores = self._bm25_range(terms, *self._range_of_game[game])
+        else:
+            scores = np.asarray(self.data.lexical.get_scores(terms), dtype=np.float64)[self._rows_of_game[game]]
+        return float(scores.max()) if len(scores) else 0.0
 
     def _dense_order(self, vector: np.ndarray) -> np.ndarray:
         """Rows by descending cosine to the question, ties by row (as FAISS's flat search keeps them)."""
