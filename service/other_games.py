@@ -6,6 +6,7 @@ however it is capitalised, unless the corpus holds that game (its titles and ali
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -30,11 +31,16 @@ class OtherGames:
             + [f"{data['context']} (?P<name>{n})" for n in sorted(needs_context)]
             + data["terms"]
         )
-        self._known = frozenset(folded(name) for g in games for name in (g.title, g.id.replace("-", " "), *g.aliases))
+        known = {folded(name) for g in games for name in (g.title, g.id.replace("-", " "), *g.aliases)} - {""}
+        self._known = frozenset(known)
+        self._known_names = PhraseMatcher(re.escape(n) for n in sorted(known, key=len, reverse=True))
 
     def found(self, question: str, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
-        """The other games' names or terms in the question, as typed, first seen first. A match that is a
-        corpus game's name, or that the given corpus passages use themselves, does not count."""
+        """The other games' names or terms in the question, as typed, first seen first. A corpus game's name
+        ("Uno Flip" holds "uno"), or what the given corpus passages say themselves, does not count."""
         used = " ".join(folded(t) for t in corpus_texts)
-        out = [m.typed for m in self._matcher.find(question) if m.text not in self._known and m.text not in used]
+        spans = [(m.start, m.end) for m in self._known_names.find(question)] if self._known_names else []
+        out = [m.typed for m in self._matcher.find(question)
+               if m.text not in self._known and m.text not in used
+               and not any(a <= m.start and m.end <= b for a, b in spans)]
         return tuple(dict.fromkeys(out))

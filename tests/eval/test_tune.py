@@ -47,3 +47,34 @@ def test_calibration_refuses_any_split_but_dev(fake_index):
         calibrate(answerer, load_questions("test"))
     with pytest.raises(EvalError, match="test"):
         check_dev_only(load_questions("dev") + load_questions("test"))
+
+
+def test_wilson_lower_bound_by_hand():
+    from eval.tune import wilson_lower_bound
+
+    # 15 right of 15 at z = 1.2816: 15 / (15 + z²) = 0.9013; 9 of 9 only 0.8457; nothing asked: 0.
+    assert wilson_lower_bound(15, 15) == pytest.approx(15 / (15 + 1.2816 ** 2))
+    assert wilson_lower_bound(9, 9) == pytest.approx(0.8457, abs=1e-4)
+    assert wilson_lower_bound(0, 0) == 0.0
+    assert wilson_lower_bound(27, 30) < 27 / 30
+
+
+def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
+    from eval.tune import CONFIDENCE_PRECISION, calibrate_confidence, wilson_lower_bound
+    from service.choices import ConfidencePolicy
+
+    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    asked = collect(answerer, load_questions("dev"))
+    policy, info = calibrate_confidence(answerer, asked)
+    if policy.min_gap == float("inf"):
+        assert info["sure_shown"] == 0
+        return
+    sure = answerer.reconfigured(confidence=policy)
+    shown = right = 0
+    for a in asked:
+        found = sure.find(a.query, a.scored)
+        if sure.refusal_reason(found) is None and found.card is None and policy.sure(found.hits):
+            shown += 1
+            right += a.gold.is_relevant(found.hits[0].passage.game, found.hits[0].passage.text)
+    assert (shown, right) == (info["sure_shown"], info["sure_right"])
+    assert wilson_lower_bound(right, shown) >= CONFIDENCE_PRECISION and isinstance(policy, ConfidencePolicy)

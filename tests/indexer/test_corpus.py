@@ -95,6 +95,18 @@ def test_card_follows_the_header_and_changes_with_it(tmp_path):
     assert [p.id for p in after[1:]] == [p.id for p in before[1:]]
 
 
+def test_lexique_header(tmp_path):
+    text = header("lexique: bonze: pion neutre, grimpeur ; voie: colonne\n")
+    game = read_game(write(tmp_path, "jeu.md", text)).game
+    assert game.lexicon == (("bonze", ("pion neutre", "grimpeur")), ("voie", ("colonne",)))
+
+
+@pytest.mark.parametrize("value", ["bonze", "bonze:", ": grimpeur", "bonze: ,"])
+def test_unreadable_lexique_is_a_file_line_error(tmp_path, value):
+    with pytest.raises(CorpusError, match=r"jeu.md:4: lexique illisible"):
+        read_game(write(tmp_path, "jeu.md", header(f"lexique: {value}\n")))
+
+
 def test_header_of_an_imported_pdf(tmp_path):
     game = read_game(write(tmp_path, "jeu.md", header("source: jeu.pdf\npages: labels\nocr: tesseract\n"))).game
     assert (game.source, game.pages, game.ocr) == ("jeu.pdf", "labels", "tesseract")

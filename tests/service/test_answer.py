@@ -6,6 +6,7 @@ from tests.fakes import FakeEmbedder
 from indexer.errors import QuestionError, UnknownGameError
 from indexer.passages import Passage
 from service.answer import AbstentionPolicy, Answerer, citation, extract_answer, short_citation
+from service.choices import ConfidencePolicy
 from service.calibration import Calibration
 
 
@@ -17,7 +18,7 @@ def answerer(fake_index):
 def test_answer_object_shape_and_citation(answerer):
     result = answerer.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=3).to_dict()
     assert set(result) == {"question", "game", "game_detected", "found", "answer", "message", "passages",
-                           "refusal", "warning", "ask_id"}
+                           "refusal", "warning", "sure", "choices", "ask_id"}
     assert result["ask_id"] is None  # set only by a face that logs the answer (service/log/recorder.py)
     assert result["game"] == {"id": "karuba", "title": "Karuba"} and result["game_detected"] is False
     assert result["found"] is True and result["refusal"] is None
@@ -140,8 +141,10 @@ def test_close_evidence_between_games_asks_which_game(answerer, monkeypatch):
     from service import answer as answer_module
 
     question = "les pépites d'or et les cristaux ramassés rapportent combien de points ?"
-    # Every other game counts as close: the answerer must ask rather than pick one.
+    # Every other game counts as close: the answerer must ask rather than pick one...
     monkeypatch.setattr(answer_module, "AMBIGUITY_MARGIN", 2.0)
+    # ...unless the lexical retriever alone settles it (test_a_dominant_lexical_game_routes): not here.
+    monkeypatch.setattr(answer_module, "LEXICAL_DOMINANCE", float("inf"))
     result = answerer.ask(question).to_dict()
     assert result["found"] is False and result["game"] is None and result["answer"] is None
     refusal = result["refusal"]
@@ -168,3 +171,54 @@ def test_a_misspelt_name_near_two_games_asks_which(fake_index):
     assert result["found"] is False and result["refusal"]["reason"] == "ambiguous_game"
     assert {g["id"] for g in result["refusal"]["games"]} == {"cubirds", "cubitos"}
     assert result["message"].startswith("Précisez le jeu : ")
+
+
+def test_a_dominant_lexical_game_routes(answerer, monkeypatch):
+    from service import answer as answer_module
+
+    monkeypatch.setattr(answer_module, "AMBIGUITY_MARGIN", 2.0)  # every game as close by cosine
+    result = answerer.ask("les pépites d'or et les cristaux ramassés rapportent combien de points ?")
+    assert result.game is not None and result.game.id == "karuba" and result.game_detected
+
+
+def card_answerer(fake_index):
+    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+
+
+def test_a_card_question_is_answered_by_the_card_line(fake_index):
+    result = card_answerer(fake_index).ask("Karuba c'est à partir de quel âge ?")
+    assert result.found and result.sure and result.choices == []
+    assert (result.answer.text, result.answer.citation) == ("Âge : 8 ans et +", "Karuba, fiche du jeu")
+    assert result.passages[0].id == result.answer.passage_id and result.passages[0].short_citation == "fiche du jeu"
+    assert result.message == "Réponse trouvée : Karuba, fiche du jeu."
+
+
+def test_a_field_the_card_lacks_is_not_in_the_rules(fake_index):
+    result = card_answerer(fake_index).ask("Cubirds ça se joue à combien ?")  # Cubirds has no card
+    assert not result.found and result.refusal.reason == "not_in_rules" and result.choices == []
+    assert result.refusal.message == "Ni les règles ni la fiche du jeu de Cubirds ne donnent le nombre de joueurs."
+
+
+def test_the_card_never_answers_a_rules_question(fake_index):
+    result = card_answerer(fake_index).ask("les extensions changent quoi aux règles ?", "karuba", k=10)
+    assert result.answer is None or not result.answer.citation.endswith("fiche du jeu")
+    cards = [i for i, p in enumerate(result.passages) if p.short_citation == "fiche du jeu"]
+    assert all(i > 0 for i in cards)  # listed, if at all, after the rule passages
+
+
+def test_choices_unless_sure(fake_index):
+    unsure = card_answerer(fake_index)
+    result = unsure.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=5)
+    assert result.found and not result.sure and len(result.choices) == 3
+    assert [c.passage_id for c in result.choices] == [p.id for p in result.passages[:3]]
+    assert [c.best for c in result.choices] == [True, False, False]
+    assert result.choices[0].text == result.answer.text and result.choices[0].citation == result.answer.citation
+    assert result.message == f"Réponse probable : {result.answer.citation}. Tu parles de… ?"
+    sure = unsure.reconfigured(confidence=ConfidencePolicy(min_gap=0.0))
+    result = sure.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=5)
+    assert result.sure and result.choices == [] and result.message.startswith("Réponse trouvée")
+
+
+def test_definitive_refusals_offer_no_choices(fake_index):
+    result = card_answerer(fake_index).ask("comment on joue au poker ?", "karuba")
+    assert result.refusal.reason == "other_game" and result.choices == [] and "poker" in result.message
