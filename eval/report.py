@@ -29,6 +29,11 @@ LABELS = {
     "refusal_other_game": "refus autre jeu",
     "refusal_not_in_rules": "refus hors règles",
     "refusal_reason": "bonne raison",
+    "sure_precision": "précision sûr",
+    "sure_rate": "part sûre",
+    "one_tap": "en un geste",
+    "game_kept": "jeu gardé",
+    "outcome": "issue (réponse juste ou refus)",
     "latency_p50": "latence p50 (ms)",
     "latency_p95": "latence p95 (ms)",
 }
@@ -70,17 +75,47 @@ def _overview(result: dict, split: str) -> list[str]:
     ]
 
 
+def _retrieval_modes(result: dict) -> list[str]:
+    """The modes run, without the variants (a default off, a reranker on), which only the tables show."""
+    return [mode for mode in result["modes"] if mode not in result.get("variants", ())]
+
+
 def _per_mode(result: dict, split: str) -> list[str]:
     names = result["metrics"]
     rows = [[f"`{mode}`"] + [fmt(n, result["results"][mode]["overall"][n]) for n in names] for mode in result["modes"]]
     return ["", f"## Par mode — split `{split}`", ""] + _table(["mode"] + [_label(n) for n in names], rows)
 
 
+# The per-tag table: what each kind of question gets, in the hybrid run.
+TAG_METRICS = ("hit@1", "hit@3", "one_tap", "sure_precision", "false_refusal", "abstain_recall", "routing",
+               "game_kept")
+TAG_LABELS = {
+    "situation": "situation décrite", "players_words": "mots des joueurs", "typo": "fautes de frappe",
+    "card": "fiche du jeu", "lowercase_game": "autre jeu en minuscules", "everyday_sense": "sens courant",
+    "follow_up": "relance", "voice": "voix des joueurs (nouvelles questions)",
+}
+
+
+def _per_tag(result: dict, split: str) -> list[str]:
+    tags = result.get("per_tag", {}).get("hybrid")
+    if not tags:
+        return []
+    counts = {}
+    for r in result["records"]["hybrid"]:
+        for t in r.get("tags") or ():
+            counts[t] = counts.get(t, 0) + 1
+    rows = [[TAG_LABELS.get(t, t), str(counts[t])] + [fmt(n, values.get(n)) for n in TAG_METRICS]
+            for t, values in tags.items()]
+    return (["", f"## Par sorte de question (mode `hybrid`) — split `{split}`", "",
+             "Une question compte dans chacune de ses étiquettes (`eval/README.md`).", ""]
+            + _table(["sorte", "questions"] + [_label(n) for n in TAG_METRICS], rows))
+
+
 def _per_game(result: dict, split: str) -> list[str]:
     names = result["metrics"]
     counts = result["counts"]["per_game"]
     out = ["", f"## Par jeu — split `{split}`"]
-    for mode in result["modes"]:
+    for mode in _retrieval_modes(result):
         rows = [
             [game, str(counts[game]["questions"])] + [fmt(n, values[n]) for n in names]
             for game, values in result["results"][mode]["per_game"].items()
@@ -96,16 +131,19 @@ def _significance(result: dict, split: str) -> list[str]:
     if not sig["pairs"]:
         return out + ["Un seul mode évalué (ou aucune question avec réponse) : pas de comparaison."]
     out += [
-        f"Test apparié `{sig['test']}` (ranx.compare) sur les questions avec réponse du split `{split}` ; "
-        f"différence significative si p ≤ {sig['max_p']}.",
+        f"Tests appariés : `{sig['test']}` (ranx.compare) sur hit@1 et MRR@10 des questions avec réponse du "
+        f"split `{split}`, et McNemar exact sur l'issue de chaque question (la bonne réponse en premier, ou le "
+        f"refus d'une question sans réponse : `eval/paired.py`) ; différence significative si p ≤ {sig['max_p']}.",
         "",
     ]
     rows = [
-        [f"`{p['a']}` vs `{p['b']}`", p["metric"], fmt(p["metric"], p["score_a"]), fmt(p["metric"], p["score_b"]),
+        [f"`{p['a']}` vs `{p['b']}`", _label(p["metric"]), fmt(p["metric"], p["score_a"]),
+         fmt(p["metric"], p["score_b"]),
+         f"{p['better']} / {p['worse']}" if "better" in p else "",
          "n/a" if p["p_value"] is None else f"{p['p_value']:.4f}", "oui" if p["significant"] else "non"]
         for p in sig["pairs"]
     ]
-    return out + _table(["modes", "métrique", "score A", "score B", "p", "significatif"], rows)
+    return out + _table(["modes", "métrique", "score A", "score B", "A mieux / B mieux", "p", "significatif"], rows)
 
 
 def _leave_one_game_out(result: dict, split: str) -> list[str]:
@@ -130,7 +168,7 @@ def _leave_one_game_out(result: dict, split: str) -> list[str]:
 
 def _failures(result: dict, split: str) -> list[str]:
     out = ["", f"## Échecs — split `{split}`"]
-    for mode in result["modes"]:
+    for mode in _retrieval_modes(result):
         failed = [(r, m.failures(r, result["k"])) for r in result["records"][mode]]
         failed = [(r, reasons) for r, reasons in failed if reasons]
         out += ["", f"### Mode `{mode}` — {len(failed)} question(s) en échec sur {len(result['records'][mode])}", ""]
@@ -152,7 +190,7 @@ def plot_hit_curves(result: dict, path: Path, split: str) -> Path:
     fig = _figure()
     ax = fig.add_subplot()
     ks = list(range(1, result["k"] + 1))
-    for mode in result["modes"]:
+    for mode in _retrieval_modes(result):
         curve = [v if v is not None else float("nan") for v in result["results"][mode]["hit_curve"]]
         ax.plot(ks, curve, marker="o", label=mode)
     ax.set_xlabel("k")
@@ -170,7 +208,7 @@ def plot_hit_curves(result: dict, path: Path, split: str) -> Path:
 def plot_latency(result: dict, path: Path, split: str) -> Path:
     fig = _figure()
     ax = fig.add_subplot()
-    for mode in result["modes"]:
+    for mode in _retrieval_modes(result):
         ax.hist([r["latency_ms"] for r in result["records"][mode]], bins=20, alpha=0.5, label=mode)
     ax.set_xlabel("latence par question (ms)")
     ax.set_ylabel("questions")
@@ -190,7 +228,7 @@ def write_report(result: dict, out_dir: Path, split: str) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     plot_hit_curves(result, out_dir / HIT_PLOT, split)
     plot_latency(result, out_dir / LATENCY_PLOT, split)
-    lines = _overview(result, split) + _per_mode(result, split) + _per_game(result, split)
+    lines = _overview(result, split) + _per_mode(result, split) + _per_tag(result, split) + _per_game(result, split)
     lines += _significance(result, split) + _leave_one_game_out(result, split)
     lines += [
         "",

@@ -118,11 +118,17 @@ def _p_value(value) -> float | None:
 
 
 def significance(records_by_mode: dict[str, list[dict]], test: str = SIGNIFICANCE_TEST,
-                 max_p: float = SIGNIFICANCE_MAX_P, seed: int = 42) -> dict:
-    """Paired test between every two modes on per-question MRR@10 and hit@1 (ranx.compare)."""
-    info = {"test": test, "max_p": max_p, "metrics": list(SIGNIFICANCE_METRICS), "pairs": []}
+                 max_p: float = SIGNIFICANCE_MAX_P, seed: int = 42,
+                 pairs: Sequence[tuple[str, str]] | None = None) -> dict:
+    """Paired tests between runs (every two, or `pairs`): ranx.compare on per-question MRR@10 and hit@1 over
+    the answerable questions, and the exact McNemar test on each question's outcome (eval/paired.py)."""
+    from eval.paired import mcnemar, outcome
+
+    info = {"test": test, "max_p": max_p, "metrics": [*SIGNIFICANCE_METRICS, "outcome", "routing"], "pairs": []}
+    names = list(records_by_mode)
+    pairs = list(pairs) if pairs is not None else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     qrels_dict, runs_dict = _qrels_and_runs(records_by_mode)
-    if len(runs_dict) < 2 or not qrels_dict:
+    if len(runs_dict) < 2 or not qrels_dict or not pairs:
         return info
     from ranx import Qrels, Run, compare  # heavy (numba): only when a comparison is asked for
 
@@ -136,29 +142,41 @@ def significance(records_by_mode: dict[str, list[dict]], test: str = SIGNIFICANC
             max_p=max_p,
             random_seed=seed,
         ).to_dict()
-    modes = list(runs_dict)
-    for i, a in enumerate(modes):
-        for b in modes[i + 1:]:
-            for ours, theirs in SIGNIFICANCE_METRICS.items():
-                p = _p_value(report[a]["comparisons"][b][theirs])
-                info["pairs"].append({
-                    "a": a,
-                    "b": b,
-                    "metric": ours,
-                    "score_a": float(report[a]["scores"][theirs]),
-                    "score_b": float(report[b]["scores"][theirs]),
-                    "p_value": p,
-                    "significant": p is not None and p <= max_p,
-                })
+    for a, b in pairs:
+        for ours, theirs in SIGNIFICANCE_METRICS.items():
+            p = _p_value(report[a]["comparisons"][b][theirs])
+            info["pairs"].append({
+                "a": a,
+                "b": b,
+                "metric": ours,
+                "score_a": float(report[a]["scores"][theirs]),
+                "score_b": float(report[b]["scores"][theirs]),
+                "p_value": p,
+                "significant": p is not None and p <= max_p,
+            })
+        judged = {"outcome": (outcome, lambda r: True), "routing": (m.routing_correct, lambda r: r["game"] is None)}
+        for metric, (right, counted) in judged.items():
+            first, second = ([right(r) for r in records_by_mode[x] if counted(r)] for x in (a, b))
+            if not first:
+                continue
+            p = mcnemar(first, second)
+            info["pairs"].append({"a": a, "b": b, "metric": metric, "score_a": sum(first) / len(first),
+                                  "score_b": sum(second) / len(second), "p_value": p, "significant": p <= max_p,
+                                  "better": sum(x and not y for x, y in zip(first, second)),
+                                  "worse": sum(y and not x for x, y in zip(first, second))})
     return info
 
 
 def run_eval(answerer, questions: Sequence[GoldQuestion], modes: Sequence[str] = MODES, k: int = 10,
-             metrics: Sequence[str] = m.DEFAULT_METRICS) -> dict:
-    """Ask every question in every mode (k passages each) and return metrics, tests and records."""
+             metrics: Sequence[str] = m.DEFAULT_METRICS, variants: dict | None = None) -> dict:
+    """Ask every question in every mode (k passages each) and return metrics, tests and records.
+    `variants`: other answerers by label (a default turned off, a reranker on), each asked in hybrid mode
+    and compared with the hybrid run of `answerer`."""
     if not questions:
         raise ValueError("aucune question à évaluer")
+    variants = variants or {}
     records_by_mode = {mode: ask_all(answerer, questions, mode, k) for mode in modes}
+    records_by_mode.update({label: ask_all(other, questions, "hybrid", k) for label, other in variants.items()})
     first = next(iter(records_by_mode.values()))
     results = {}
     for mode, records in records_by_mode.items():
@@ -167,14 +185,18 @@ def run_eval(answerer, questions: Sequence[GoldQuestion], modes: Sequence[str] =
             "per_game": m.by_game(records, metrics),
             "hit_curve": [m.hit_at(records, i) for i in range(1, k + 1)],
         }
+    pairs = [(a, b) for i, a in enumerate(modes) for b in modes[i + 1:]]
+    pairs += [("hybrid", label) for label in variants if "hybrid" in modes]
     return {
         "split": split_label(questions),
         "k": k,
-        "modes": list(modes),
+        "modes": [*modes, *variants],
+        "variants": list(variants),
         "metrics": list(metrics),
         "counts": {"overall": m.counts(first), "per_game": _counts_per_game(first)},
         "results": results,
-        "significance": significance(records_by_mode),
+        "significance": significance(records_by_mode, pairs=pairs),
+        "per_tag": {label: m.by_tag(records, metrics) for label, records in records_by_mode.items()},
         "records": records_by_mode,
     }
 

@@ -138,7 +138,8 @@ def ask(
 
     query = run(lambda: validate(question, game, k, mode))  # before loading anything heavy
     conf = settings(index_dir=index_dir, model=model, log_questions=False if no_log else None)
-    answerer = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder(), cache_dir=conf.cache_dir))
+    answerer = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder(), cache_dir=conf.cache_dir,
+                                         reranker=conf.reranker_model()))
     result = _answer_logged(conf, answerer, query).to_dict()
     if as_json:
         print_json(result)
@@ -270,6 +271,11 @@ def evaluate(
     leave_one_game_out: bool = typer.Option(
         False, "--leave-one-game-out",
         help="Aussi : adapter le modèle sans chaque jeu et mesurer ce jeu (quelques minutes)."),
+    ablation: bool = typer.Option(False, "--ablation", help="Aussi : chaque réglage par défaut désactivé tour à "
+                                  "tour, comparé par test apparié (eval/ablation.py)."),
+    reranker: Optional[Path] = typer.Option(
+        None, "--reranker", help="Dossier d'un cross-encoder (défaut : $RULESQA_RERANKER) : mesuré avec et sans ; "
+        "avec --calibrate, calibré pour lui."),
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
 ):
@@ -289,15 +295,26 @@ def evaluate(
 
     if leave_one_game_out and (calibrate or model):
         fail("--leave-one-game-out mesure l'adaptation d'e5 : sans --calibrate ni --model")
-    conf = settings(index_dir=index_dir, model=model)
+    conf = settings(index_dir=index_dir, model=model, reranker=reranker)
     embedder = run(conf.index_embedder)
-    answerer = run(lambda: Answerer.load(conf.index_dir, embedder))
+    judge = run(conf.reranker_model)
+    from indexer import store
+
+    data = run(lambda: store.load(conf.index_dir))
+    answerer = run(lambda: Answerer.from_data(data, embedder))
     if calibrate:
-        _calibrate(answerer, embedder, gold)
+        _calibrate(Answerer.from_data(data, embedder, reranker=judge) if judge else answerer, embedder, gold)
         return
     from eval.run import run_eval
 
-    result = run_eval(answerer, gold, modes=MODES if mode == "all" else (mode,))
+    extra = {}
+    if judge is not None:
+        extra["hybrid+réordonnanceur"] = Answerer.from_data(data, embedder, reranker=judge)
+    if ablation:
+        from eval.ablation import variants
+
+        extra.update(variants(answerer))
+    result = run_eval(answerer, gold, modes=MODES if mode == "all" else (mode,), variants=extra)
     if leave_one_game_out:
         result["leave_one_game_out"] = run(lambda: _leave_one_game_out(conf, answerer, gold))
     if report is not None:
@@ -333,7 +350,8 @@ def _calibrate(answerer, embedder, gold) -> None:
     from service import calibration
 
     chosen, info = run(lambda: tune(answerer, gold))
-    calibration.save(embedder.model_id, chosen, info["measured"])
+    reranker_id = answerer.reranker.model_id if answerer.reranker else None
+    calibration.save(embedder.model_id, chosen, info["measured"], reranker_id=reranker_id)
     typer.echo(f"fusion : {chosen.fusion}")
     typer.echo(f"abstention : {chosen.abstention}")
     typer.echo(f"mesuré sur dev : {info['measured']}")

@@ -30,11 +30,12 @@ def render_answer(result: dict) -> str:
 def render_metrics(result: dict) -> str:
     names = result["metrics"]
     lines = [f"split : {result['split']}  ({result['counts']['overall']})", ""]
-    lines.append("métrique".ljust(20) + "".join(m.rjust(10) for m in result["modes"]))
+    widths = [max(10, len(m) + 2) for m in result["modes"]]
+    lines.append("métrique".ljust(20) + "".join(m.rjust(w) for m, w in zip(result["modes"], widths)))
     for name in names:
         cells = []
-        for m in result["modes"]:
+        for m, w in zip(result["modes"], widths):
             value = result["results"][m]["overall"].get(name)
-            cells.append(("—" if value is None else f"{value:.3f}" if value < 10 else f"{value:.1f}").rjust(10))
+            cells.append(("—" if value is None else f"{value:.3f}" if value < 10 else f"{value:.1f}").rjust(w))
         lines.append(name.ljust(20) + "".join(cells))
     return "\n".join(lines)

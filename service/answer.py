@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from indexer import store
 from indexer.analysis import TOKEN, analyze, fold
 from indexer.card import field_line
 from indexer.errors import QuestionError
@@ -138,6 +139,20 @@ def extract_answer(passage: Passage, question: str) -> str:
     return chosen
 
 
+@dataclass(frozen=True)
+class Features:
+    """The answering path's defaults that no threshold decides, each switchable so that the eval measures
+    what it brings (`rulesqa eval --ablation`)."""
+
+    # The players' words read as the rulebook's (service/lexicon.py) in the ranking: off, because on the dev
+    # split it moved hit@1 by +0.014 (fisher p = 0.74) and one tap by -0.014, within noise (docs/EVAL.md);
+    # the router reads them always (lexical_routing).
+    lexicon: bool = False
+    card: bool = True  # card questions answered by the game card (service/card.py)
+    follow_up: bool = True  # a follow-up keeps the previous turn's game and topic (service/follow_up.py)
+    lexical_routing: bool = True  # a game-less question read in each likely game's words to route it
+
+
 @dataclass
 class Scored:
     """A question scored once, reused when the same query is decided under many settings (calibration):
@@ -163,9 +178,12 @@ class Findings:
 
 
 class Answerer:
-    def __init__(self, retriever: Retriever, calibration: Calibration = Calibration(), cache_dir: Path | None = None):
+    def __init__(self, retriever: Retriever, calibration: Calibration = Calibration(), cache_dir: Path | None = None,
+                 reranker=None):
         self.retriever = retriever
         self.calibration = calibration
+        self.reranker = reranker  # service/reranker.py, or None
+        self.features = Features()
         self.signaller = Signaller(retriever.embedder, retriever.data.words, retriever.games, cache_dir)
         self.names = GameNames(retriever.games, self.signaller.vocabulary)
         self.catalogue = Catalogue(retriever.games)
@@ -175,18 +193,18 @@ class Answerer:
 
     @classmethod
     def load(cls, index_dir: Path, embedder: Embedder, calibration: Calibration | None = None,
-             cache_dir: Path | None = None) -> Answerer:
-        """The answerer over an index; without `calibration`, the one measured for the model (or the defaults).
-        `cache_dir` keeps what start-up computes from the model alone (service/refusal.py)."""
-        calibration = calibration or load_calibration(embedder.model_id)
-        return cls(Retriever.load(index_dir, embedder, calibration.fusion), calibration, cache_dir)
+             cache_dir: Path | None = None, reranker=None) -> Answerer:
+        """The answerer over an index; without `calibration`, the one measured for the model and reranker (or
+        the defaults). `cache_dir` keeps what start-up computes from the model alone (service/refusal.py)."""
+        return cls.from_data(store.load(index_dir), embedder, calibration, cache_dir, reranker)
 
     @classmethod
     def from_data(cls, data, embedder: Embedder, calibration: Calibration | None = None,
-                  cache_dir: Path | None = None) -> Answerer:
+                  cache_dir: Path | None = None, reranker=None) -> Answerer:
         """The answerer over index data already read (service/startup.py reads it while the model loads)."""
-        calibration = calibration or load_calibration(embedder.model_id)
-        return cls(Retriever.from_data(data, embedder, calibration.fusion), calibration, cache_dir)
+        calibration = calibration or load_calibration(embedder.model_id,
+                                                      reranker_id=reranker.model_id if reranker else None)
+        return cls(Retriever.from_data(data, embedder, calibration.fusion), calibration, cache_dir, reranker)
 
     @property
     def policy(self) -> AbstentionPolicy:
@@ -200,6 +218,12 @@ class Answerer:
         other.calibration = calibration
         if calibration.fusion != self.calibration.fusion:
             other.retriever = self.retriever.with_fusion(calibration.fusion)
+        return other
+
+    def with_features(self, **changes) -> Answerer:
+        """Another answerer over the same loaded index and model with some features off (for the eval)."""
+        other = copy.copy(self)
+        other.features = replace(self.features, **changes)
         return other
 
     def with_embedder(self, embedder) -> Answerer:
@@ -232,7 +256,7 @@ class Answerer:
             return Route(None, "none")
         game = dense[0].passage.game
         lexical_game, dominant = lexical[0].passage.game, False
-        if question is not None:
+        if question is not None and self.features.lexical_routing:
             lexical_game, dominant = self._lexical_game(question, scores, lexical_game)
             game = lexical_game if dominant else game
         top = self.retriever.rank(scores, game, 1, mode)
@@ -251,7 +275,7 @@ class Answerer:
         better than every other one."""
         candidates = dict.fromkeys([g for g, _ in self.retriever.likely_games(scores, AMBIGUOUS_GAMES)]
                                    + [lexical_game])
-        best = {g: self.retriever.best_lexical(self.rewrite(question, g).text, g) for g in candidates}
+        best = {g: self.retriever.best_lexical(self.rewrite(question, g, always=True).text, g) for g in candidates}
         ranked = sorted(best, key=lambda g: (-best[g], g != lexical_game))
         runner_up = best[ranked[1]] if len(ranked) > 1 else 0.0
         return ranked[0], best[ranked[0]] > 0 and best[ranked[0]] >= LEXICAL_DOMINANCE * runner_up
@@ -273,7 +297,8 @@ class Answerer:
     def previous_route(self, query: Query) -> Route | None:
         """A question that names no game keeps the previous turn's (when that game is still known)."""
         previous = query.previous
-        if previous is None or previous.game is None or previous.game not in self.retriever.game_ids:
+        if not self.features.follow_up or previous is None or previous.game is None \
+                or previous.game not in self.retriever.game_ids:
             return None
         return Route(previous.game, "previous")
 
@@ -284,8 +309,11 @@ class Answerer:
             return combined(query.previous, query.question)
         return query.question
 
-    def rewrite(self, question: str, game: str) -> Rewrite:
-        """The question with the players' words the game's rulebook does not use replaced by its own."""
+    def rewrite(self, question: str, game: str, always: bool = False) -> Rewrite:
+        """The question with the players' words the game's rulebook does not use replaced by its own (in the
+        ranking only when the `lexicon` feature is on; `always` for the router)."""
+        if not (always or self.features.lexicon):
+            return Rewrite(question, ())
         return self.lexicon.rewrite(question, self.retriever.game_words(game), self.retriever.game(game).lexicon)
 
     def _in_game(self, scored: Scored, game: str) -> tuple[Rewrite, Scores]:
@@ -302,14 +330,20 @@ class Answerer:
         scores, rewrite = scored.base, None
         if route.game is not None:
             rewrite, scores = self._in_game(scored, route.game)
-        hits = self.retriever.rank(scores, route.game, query.k, query.mode)
+        judged = self.reranker is not None and route.game is not None
+        hits = self.retriever.rank(scores, route.game, max(query.k, self.reranker.top_n) if judged else query.k,
+                                   query.mode)
+        if judged:
+            hits = self._reranked(rewrite.text if rewrite else query.question, hits)[: query.k]
         card = None
-        if route.game is not None:
+        if route.game is not None and self.features.card:
             card = self.cards.asked(query.question, self._name_words(route.game))
         if card is None:
             # The card answers card questions only: "l'extension change quoi ?" must not quote "Extensions : 2".
             hits = [h for h in hits if not h.passage.is_card] + [h for h in hits if h.passage.is_card]
         evidence = self.retriever.evidence(scores, hits[0]) if hits and route.game is not None else None
+        if judged and evidence is not None:
+            evidence = replace(evidence, rerank=hits[0].score)
         question = query.question
         if route.span:
             # A misspelt title ("Karouba") is the game's name, not an unknown one.
@@ -321,6 +355,13 @@ class Answerer:
                                          hits[0].dense if hits else 0.0, [h.passage.text for h in hits], route.game,
                                          game_text)
         return Findings(route, hits, evidence, signals, scores, card, rewrite)
+
+    def _reranked(self, question: str, hits: list[Hit]) -> list[Hit]:
+        """The first TOP_N hits in the reranker's order, its score as theirs (ties keep retrieval's order)."""
+        head, tail = hits[: self.reranker.top_n], hits[self.reranker.top_n:]
+        judged = self.reranker.scores(question, [h.passage.text for h in head])
+        order = sorted(range(len(head)), key=lambda i: (-judged[i], i))
+        return [replace(head[i], score=judged[i]) for i in order] + tail
 
     def _name_words(self, game_id: str) -> frozenset[str]:
         game = self.retriever.game(game_id)

@@ -23,7 +23,7 @@ from service.refusal import RefusalPolicy
 from service.retrieval import Evidence, FusionConfig
 
 CALIBRATION_FILE = Path(__file__).resolve().parent / "calibration.json"
-FEATURES = ("top", "lift")
+FEATURES = ("top", "lift", "rerank")
 # A model adapted to a corpus is named after its base and a digest of that corpus
 # (indexer/e5/adapt.py); its calibration is that of its family, whatever the corpus.
 _DIGEST_SUFFIX = re.compile(r"-[0-9a-f]{12}$")
@@ -43,7 +43,10 @@ class AbstentionPolicy:
             raise ValueError(f"indice d'abstention inconnu {self.feature!r} ({', '.join(FEATURES)})")
 
     def confidence(self, evidence: Evidence) -> float:
-        return getattr(evidence, self.feature) + self.coverage_weight * evidence.coverage
+        value = getattr(evidence, self.feature)
+        if value is None:  # "rerank" measured with a reranker, asked without one: nothing is accepted
+            return -math.inf
+        return value + self.coverage_weight * evidence.coverage
 
     def accepts(self, evidence: Evidence) -> bool:
         return self.confidence(evidence) >= self.threshold
@@ -68,33 +71,37 @@ _PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": Ref
           "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy}
 
 
-def family(model_id: str) -> str:
-    return _DIGEST_SUFFIX.sub("", model_id)
+def family(model_id: str, reranker_id: str | None = None) -> str:
+    """The calibration entry of a model (and reranker): "multilingual-e5-small", or
+    "multilingual-e5-small+bge-reranker-base" when a reranker judges (its scores decide the abstention)."""
+    base = _DIGEST_SUFFIX.sub("", model_id)
+    return f"{base}+{reranker_id}" if reranker_id else base
 
 
 def _from_entry(entry: dict) -> Calibration:
     return Calibration(**{name: cls(**entry[name]) for name, cls in _PARTS.items() if name in entry})
 
 
-def load(model_id: str, path: Path = CALIBRATION_FILE) -> Calibration:
+def load(model_id: str, path: Path = CALIBRATION_FILE, reranker_id: str | None = None) -> Calibration:
     try:
-        entry = json.loads(Path(path).read_text("utf-8"))[family(model_id)]
+        entry = json.loads(Path(path).read_text("utf-8"))[family(model_id, reranker_id)]
         return _from_entry(entry)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         # json's errors are ValueErrors; a missing entry a KeyError; a malformed one a TypeError/ValueError.
         log.warning("pas de calibrage utilisable pour le modèle %s dans %s (%s : %s) ; réglages prudents par défaut",
-                    model_id, path, type(exc).__name__, exc)
+                    family(model_id, reranker_id), path, type(exc).__name__, exc)
         return DEFAULT
 
 
-def save(model_id: str, calibration: Calibration, measured: dict, path: Path = CALIBRATION_FILE) -> None:
+def save(model_id: str, calibration: Calibration, measured: dict, path: Path = CALIBRATION_FILE,
+         reranker_id: str | None = None) -> None:
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
         data = {}
     # An unmeasured threshold is infinite: Python's json writes and reads it as Infinity.
     entry = {name: asdict(getattr(calibration, name)) for name in _PARTS}
-    data[family(model_id)] = {**entry, "measured_on": "dev", "measured": measured}
+    data[family(model_id, reranker_id)] = {**entry, "measured_on": "dev", "measured": measured}
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", "utf-8")
     tmp.replace(path)

@@ -85,6 +85,7 @@ class Evidence:
     top: float  # cosine of the question and the top passage
     lift: float  # that cosine minus the question's mean cosine to all passages
     coverage: float  # share of the question's terms that occur anywhere in the corpus
+    rerank: float | None = None  # the reranker's score of the top passage, when one judges (service/reranker.py)
 
 
 class Retriever:

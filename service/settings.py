@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     index_dir: Path = Field(REPO / "var" / "index", description="Dossier de l'index.")
     corpus_dir: Path = Field(REPO / "corpus", description="Corpus, pour (re)construire l'index.")
     model: str | None = Field(None, description="Modèle sentence-transformers ; défaut : e5-small local.")
+    # An optional cross-encoder folder on disk (service/reranker.py); off by default, never downloaded.
+    reranker: Path | None = Field(None, description="Dossier d'un cross-encoder sentence-transformers (facultatif).")
     cache_dir: Path = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
     model_dir: Path = Field(REPO / "var" / "models" / MODEL_NAME, description="Où le modèle e5-small est construit.")
     threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")
@@ -54,10 +56,18 @@ class Settings(BaseSettings):
             return [origin.strip() for origin in value.split(",") if origin.strip()]
         return value
 
-    @field_validator("index_dir", "corpus_dir", "model_dir", "cache_dir", mode="after")
+    @field_validator("index_dir", "corpus_dir", "model_dir", "cache_dir", "reranker", mode="after")
     @classmethod
-    def _expand_user(cls, value: Path) -> Path:
-        return value.expanduser()
+    def _expand_user(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
+
+    def reranker_model(self):
+        """The configured reranker (service/reranker.py), or None when RULESQA_RERANKER is unset."""
+        if self.reranker is None:
+            return None
+        from service.reranker import CrossEncoderReranker
+
+        return CrossEncoderReranker(self.reranker, threads=self.threads)
 
     def embedder(self, backend: str = "auto"):
         """The configured embedding model as it is (built on first use for the default e5-small)."""

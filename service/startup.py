@@ -58,7 +58,7 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
     try:
         if isinstance(data, IndexMismatchError):
             raise data
-        answerer = Answerer.from_data(data, embedder, cache_dir=settings.cache_dir)
+        answerer = Answerer.from_data(data, embedder, cache_dir=settings.cache_dir, reranker=settings.reranker_model())
     except IndexMismatchError as exc:
         if not build:
             raise
@@ -72,4 +72,4 @@ def load_answerer(settings: Settings, embedder=None) -> Answerer:
     result = build_index(corpus_dir, index_dir, embedder, progress=False)
     log.info("index construit : %s passages (%s réutilisés) en %s s", result.manifest.corpus.passages,
              result.stats.reused, result.stats.seconds)
-    return Answerer.load(index_dir, embedder, cache_dir=settings.cache_dir)
+    return Answerer.load(index_dir, embedder, cache_dir=settings.cache_dir, reranker=settings.reranker_model())

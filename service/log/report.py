@@ -79,6 +79,13 @@ def build_report(store: Store, embedder=None, since_days: int | None = None, gam
         "game": _game(r), "found": r["found"], "passage_id": r["passage_id"], "pages": r["pages"] or [],
         "comment": r["comment"],
     } for r in rows if r["helpful"] is False]
+    # A tap on a "Tu parles de… ?" choice confirms which passage answers the question: the pairs a later
+    # adaptation or judge can learn from. "moved" when it is not the passage the answer first showed.
+    confirmed = [{
+        "ask_id": r["ask_id"], "asked_at": r["asked_at"].isoformat(timespec="seconds"), "question": r["question"],
+        "game": _game(r), "passage_id": r["chosen_passage_id"], "shown_first": r["passage_id"],
+        "moved": r["chosen_passage_id"] != r["passage_id"],
+    } for r in rows if r.get("chosen_passage_id")]
     per_game = []
     for name in sorted({_game(r) for r in rows}):
         mine = [r for r in rows if _game(r) == name]
@@ -89,7 +96,7 @@ def build_report(store: Store, embedder=None, since_days: int | None = None, gam
         })
     return {
         "since_days": since_days, "game": game, "questions": len(rows),
-        "refused": groups[:top], "thumbs_down": thumbs_down[:top], "per_game": per_game,
+        "refused": groups[:top], "thumbs_down": thumbs_down[:top], "confirmed": confirmed, "per_game": per_game,
     }
 
 
@@ -113,6 +120,12 @@ def render_report(report: dict) -> str:
         lines.append(f"  {t['asked_at']} [{t['game']}] {t['question']}{comment}")
     if not report["thumbs_down"]:
         lines.append("  aucune")
+    lines += ["", "Choix confirmés (« Tu parles de… ? ») :"]
+    for c in report.get("confirmed", []):
+        moved = " (pas le premier proposé)" if c["moved"] else ""
+        lines.append(f"  {c['asked_at']} [{c['game']}] {c['question']} → {c['passage_id']}{moved}")
+    if not report.get("confirmed"):
+        lines.append("  aucun")
     lines += ["", "Par jeu : questions, trouvées, utiles (parmi les avis)"]
     for g in report["per_game"]:
         lines.append(f"  {g['game']:<16} {g['questions']:>5}  {_pct(g['found_rate']):>6}  "
@@ -127,10 +140,14 @@ def candidates(store: Store, passages: dict | None = None, since_days: int | Non
     already answered and judged helpful are left out: they teach the eval nothing new."""
     out = []
     for row in reversed(store.rows(since_days, game)):  # oldest first: stable ids in a re-run
-        if row["found"] and row["helpful"] is True:
+        chosen = row.get("chosen_passage_id")
+        if row["found"] and row["helpful"] is True and not chosen:
             continue
-        passage = (passages or {}).get(row["passage_id"])
-        guess_answerable = bool(row["found"]) and row["helpful"] is not False
+        # A tapped choice is the player's own pick of the passage that answers: the candidate's top passage.
+        shown = chosen or row["passage_id"]
+        passage = (passages or {}).get(shown)
+        pages = list(passage.pages) if chosen and passage is not None else list(row["pages"] or [])
+        guess_answerable = bool(chosen) or (bool(row["found"]) and row["helpful"] is not False)
         reason = row["refusal_reason"] if row["refusal_reason"] in ("off_topic", "other_game", "not_in_rules") else None
         out.append({
             "id": f"c-{row['ask_id'][:12]}",
@@ -140,11 +157,12 @@ def candidates(store: Store, passages: dict | None = None, since_days: int | Non
             "answerable": guess_answerable,
             "refusal": None if guess_answerable else reason,
             "gold_spans": [],
-            "gold_pages": list(row["pages"] or []) if guess_answerable else [],
+            "gold_pages": pages if guess_answerable else [],
             "lang": "fr",
             "needs_review": True,
-            "top_passage": {"id": row["passage_id"], "pages": row["pages"] or [],
-                            "text": passage.text if passage is not None else None} if row["passage_id"] else None,
+            "confirmed_by_player": bool(chosen),
+            "top_passage": {"id": shown, "pages": pages,
+                            "text": passage.text if passage is not None else None} if shown else None,
             "feedback": None if row["helpful"] is None else {"helpful": row["helpful"], "comment": row["comment"]},
             "note": f"journal {row['asked_at'].date().isoformat()}, client {row['client']}, "
                     f"refus {row['refusal_reason'] or '–'}",

@@ -1,7 +1,7 @@
 """The tables of the questions log, and the engine that opens them.
 
 Migrations: the schema is created if missing and stamped with SCHEMA_VERSION in `schema_version`. A
-database stamped with an older version is upgraded by the steps in UPGRADES (none yet); one stamped with a
+database stamped with an older version is upgraded by the steps in UPGRADES; one stamped with a
 newer version (written by a newer rulesqa) is refused with a clear message rather than written blindly.
 For two tables that only ever gain nullable columns this gives what Alembic would (a recorded version,
 ordered upgrade steps, refusal of the unknown) without a migrations folder and env.py to keep in step.
@@ -16,9 +16,18 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from indexer.errors import LogStoreError
 
-SCHEMA_VERSION = 1
-# version -> the statements that bring a database from that version to the next one.
-UPGRADES: dict[int, list[str]] = {}
+SCHEMA_VERSION = 2
+# version -> the statements that bring a database from that version to the next one. Column types that
+# SQLite and PostgreSQL both read the same way.
+UPGRADES: dict[int, list[str]] = {
+    # 2: "Tu parles de… ?" choices offered, and the one the player tapped (a confirmed question-passage pair).
+    1: [
+        "ALTER TABLE asks ADD COLUMN sure BOOLEAN",
+        "ALTER TABLE asks ADD COLUMN choices JSON",
+        "ALTER TABLE asks ADD COLUMN chosen_passage_id VARCHAR(64)",
+        "ALTER TABLE asks ADD COLUMN chosen_at TIMESTAMP",
+    ],
+}
 
 metadata = MetaData()
 
@@ -43,6 +52,12 @@ asks = Table(
     Column("helpful", Boolean),
     Column("comment", Text),
     Column("feedback_at", DateTime),
+    # Version 2: whether the answer was shown as sure, the choices offered when it was not, and the one the
+    # player tapped (the last tap counts): what a later adaptation or judge can learn from.
+    Column("sure", Boolean),
+    Column("choices", JSON),
+    Column("chosen_passage_id", String(64)),
+    Column("chosen_at", DateTime),
 )
 
 

@@ -42,6 +42,8 @@ class AskRecord:
     latency_ms: float
     client: str
     asked_at: datetime = field(default_factory=utcnow)
+    sure: bool | None = None
+    choices: list[str] = field(default_factory=list)  # the passages offered as "Tu parles de… ?"
 
     @classmethod
     def of(cls, answer, game_asked: str | None, latency_ms: float, client: str, ask_id: str) -> AskRecord:
@@ -56,6 +58,7 @@ class AskRecord:
             refusal_reason=answer.refusal.reason if answer.refusal else None,
             passage_id=quote.passage_id if quote else None, pages=pages,
             answer_set=list(quote.passage_ids) if quote else [], latency_ms=round(latency_ms, 3), client=client,
+            sure=answer.sure, choices=[c.passage_id for c in answer.choices],
         )
 
 
@@ -67,6 +70,11 @@ class UnknownAskError(LogStoreError):
 class LogDisabledError(LogStoreError):
     def __init__(self):
         super().__init__("journal des questions désactivé (RULESQA_LOG_QUESTIONS=false) : rien n'est enregistré")
+
+
+class NotOfferedError(LogStoreError):
+    def __init__(self, ask_id: str, passage_id: str):
+        super().__init__(f"le passage {passage_id!r} n'a pas été proposé pour la réponse {ask_id!r}")
 
 
 class FeedbackExistsError(LogStoreError):
@@ -113,6 +121,20 @@ class Store:
         except SQLAlchemyError as exc:
             raise self._fail(exc, "enregistrement de l'avis") from None
         raise FeedbackExistsError(ask_id) if exists else UnknownAskError(ask_id)
+
+    def choose(self, ask_id: str, passage_id: str) -> None:
+        """The passage the player tapped among the choices of one answer (the last tap counts):
+        UnknownAskError, or NotOfferedError for a passage that was not offered."""
+        try:
+            with self.engine.begin() as conn:
+                row = conn.execute(select(asks.c.choices).where(asks.c.ask_id == ask_id)).first()
+                if row is not None and passage_id in (row.choices or ()):
+                    conn.execute(update(asks).where(asks.c.ask_id == ask_id)
+                                 .values(chosen_passage_id=passage_id, chosen_at=utcnow()))
+                    return
+        except SQLAlchemyError as exc:
+            raise self._fail(exc, "enregistrement du choix") from None
+        raise NotOfferedError(ask_id, passage_id) if row is not None else UnknownAskError(ask_id)
 
     def purge(self, retention_days: int, now: datetime | None = None) -> int:
         """Delete the rows older than `retention_days`; returns how many."""

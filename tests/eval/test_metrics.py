@@ -208,3 +208,17 @@ def test_sure_precision_rate_and_one_tap():
     # Answerable rows 1-5 resolved in one tap: 1 (right answer), 3 and 5 (a right choice): 3/5.
     assert m.one_tap(records) == pytest.approx(3 / 5)
     assert m.metric("one_tap")(records) == m.one_tap(records)
+
+
+def test_mcnemar_by_hand():
+    from eval.paired import mcnemar, outcome
+
+    # 6 disagreements, all for b: p = 2 * (1/2)^6 = 0.03125.
+    assert mcnemar([False] * 6 + [True] * 4, [True] * 10) == pytest.approx(0.03125)
+    # 1 against 3: p = 2 * (C(4,0) + C(4,1)) / 2^4 = 0.625; no disagreement: 1.
+    assert mcnemar([True, False, False, False], [False, True, True, True]) == pytest.approx(0.625)
+    assert mcnemar([True, False], [True, False]) == 1.0
+    with pytest.raises(ValueError):
+        mcnemar([True], [True, False])
+    assert outcome(rec([True])) and not outcome(rec([False, True])) and not outcome(rec([True], found=False))
+    assert outcome(rec([], answerable=False, found=False)) and not outcome(rec([True], answerable=False))

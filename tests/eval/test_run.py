@@ -162,8 +162,17 @@ def test_significance_pairs_use_the_same_scores(result):
     assert [(p["a"], p["b"], p["metric"]) for p in sig["pairs"]] == [
         ("dense", "lexical", "mrr@10"),
         ("dense", "lexical", "hit@1"),
+        ("dense", "lexical", "outcome"),
+        ("dense", "lexical", "routing"),
     ]
-    mrr, hit1 = sig["pairs"]
+    mrr, hit1, outcome, routing = sig["pairs"]
+    assert routing["better"] + routing["worse"] <= 2  # the two game-less questions
+    # The outcome test reads every question: what each run gave, right or not (eval/paired.py).
+    from eval.paired import outcome as right
+
+    for run, score in (("dense", outcome["score_a"]), ("lexical", outcome["score_b"])):
+        records = result["records"][run]
+        assert score == pytest.approx(sum(map(right, records)) / len(records))
     # ranx recomputes from qrels/runs: must agree with our own metrics, empty run included
     assert mrr["score_a"] == pytest.approx(5 / 6) and mrr["score_b"] == pytest.approx(1 / 2)
     assert hit1["score_a"] == pytest.approx(2 / 3) and hit1["score_b"] == pytest.approx(1 / 3)

@@ -1,0 +1,30 @@
+"""Each default of the answering path turned off in turn (and each candidate that is not one turned on), so
+that the eval shows what it brings and a paired test says whether it helps (`rulesqa eval --ablation`,
+docs/EVAL.md)."""
+
+from __future__ import annotations
+
+from service.answer import Answerer
+
+# label -> (what is turned off, how)
+FEATURES = {
+    "avec lexique au classement": {"lexicon": True},
+    "sans fiche du jeu": {"card": False},
+    "sans suivi": {"follow_up": False},
+    "sans routage lexical": {"lexical_routing": False},
+}
+REFUSALS = {
+    "sans autres jeux": {"other_games": False},
+    "sans sens courants": {"everyday_senses": False},
+    "sans hors-règles": {"beyond_cues": False},
+}
+
+
+def variants(answerer: Answerer) -> dict[str, Answerer]:
+    """The answerer with one default changed, by label."""
+    from dataclasses import replace
+
+    out = {label: answerer.with_features(**off) for label, off in FEATURES.items()}
+    out.update({label: answerer.reconfigured(refusal=replace(answerer.calibration.refusal, **off))
+                for label, off in REFUSALS.items()})
+    return out
