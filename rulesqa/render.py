@@ -6,18 +6,23 @@ def render_answer(result: dict) -> str:
     if result["game"]:
         how = "détecté" if result["game_detected"] else "choisi"
         lines.append(f"Jeu : {result['game']['title']} ({how})")
+    choices = result.get("choices") or []
     if result["found"]:
         answer = result["answer"]
-        lines += [f"Réponse : « {answer['text']} »", f"Source : {answer['citation']}"]
+        label = "Réponse" if result.get("sure") or not choices else "Réponse probable"
+        lines += [f"{label} : « {answer['text']} »", f"Source : {answer['citation']}"]
         by_id = {p["id"]: p for p in result["passages"]}
         also = [by_id[i]["citation"] for i in answer["passage_ids"][1:] if i in by_id]
-        if also:
+        if also and not choices:
             lines.append("Voir aussi : " + " ; ".join(also))
         if result.get("warning"):
             warning = result["warning"]
             lines.append(f"Erreur fréquente : {warning['text']} ({warning['citation']})")
     else:
         lines.append(result["message"])
+    if choices:
+        lines += ["", "Tu parles de… ?"]
+        lines += [f"  {i}. {c['label']} ({c['short_citation'] or c['citation']})" for i, c in enumerate(choices, 1)]
     if result["passages"]:
         lines.append("")
         lines.append("Passages :")

@@ -41,3 +41,24 @@ class FakeEmbedder:
     def encode_passages(self, texts: list[str]) -> np.ndarray:
         self.passage_calls.append(len(texts))
         return self._encode(texts)
+
+
+def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
+    """A randomly initialised BERT cross-encoder of a few thousand weights, saved as sentence-transformers and
+    transformers save one, with a character vocabulary: what RULESQA_RERANKER may point to, built offline."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    letters = "abcdefghijklmnopqrstuvwxyzàâçéèêëîïôûùüÿœ0123456789"
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *letters, "?", "'", ",", ".", ":",
+             *(f"##{c}" for c in letters)]
+    (folder / "vocab.txt").write_text("\n".join(vocab), "utf-8")
+    tokenizer = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True)
+    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=512, num_labels=1)
+    torch.manual_seed(seed)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
