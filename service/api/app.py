@@ -81,6 +81,8 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
         return Response(script, media_type="text/javascript; charset=utf-8")
 
     app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
+    # Added innermost first: the body limit runs inside CORS, so a widget on another site can read its 413.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,
@@ -88,6 +90,5 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
         allow_headers=["content-type"],
         max_age=600,
     )
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(AccessLog)
     return app
