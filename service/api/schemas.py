@@ -4,12 +4,17 @@ The answer itself is service.results.Answer (a dataclass FastAPI serialises); on
 HTTP is declared here. Every bound comes from service.limits.
 """
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from service import limits
 from service.log.store import MAX_COMMENT_CHARS
+
+
+def _whole_number(value):
+    """JSON Schema's "integer" includes 5.0; strict validation then still refuses "5", true and 5.5."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 class AskRequest(BaseModel):
@@ -31,8 +36,8 @@ class AskRequest(BaseModel):
                           pattern=r"\S")
     game: str | None = Field(None, description="Id du jeu ; absent ou null : le jeu est détecté.",
                              pattern=limits.GAME_ID_PATTERN, max_length=limits.GAME_ID_MAX_CHARS)
-    k: int = Field(limits.DEFAULT_K, ge=limits.MIN_K, le=limits.MAX_K, strict=True,
-                   description="Nombre de passages renvoyés.")
+    k: Annotated[int, BeforeValidator(_whole_number)] = Field(
+        limits.DEFAULT_K, ge=limits.MIN_K, le=limits.MAX_K, strict=True, description="Nombre de passages renvoyés.")
     client: Literal["page", "widget", "api"] = Field(
         "api", description="Qui pose la question (journal des questions) : la page de table, le widget, ou un "
                            "programme (défaut).")
