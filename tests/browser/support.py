@@ -37,3 +37,34 @@ def new_page(browser, viewport=PHONE, phone=True):
     page.set_default_timeout(10_000)
     page.probe = PageProbe(page)
     return page
+
+
+# ---------------------------------------------------------------- accessibility (axe-core)
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+# WCAG 2.1 levels A and AA: what the pages must pass. axe's best practices are run too (a page's one <h1>,
+# landmarks...) and must pass as well.
+WCAG21_AA = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+AXE_TAGS = (*WCAG21_AA, "best-practice")
+
+_AXE_RUN = """async (tags) => {
+  const result = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+  return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({ target: n.target, summary: n.failureSummary })) }));
+}"""
+
+
+def axe_violations(page, tags=AXE_TAGS) -> list[dict]:
+    """axe-core run over the whole page as it is now (open shadow roots included): its violations."""
+    if not AXE.exists():
+        raise AssertionError(f"{AXE} is missing: run `make browser-deps` (npm install of axe-core)")
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(_AXE_RUN, list(tags))
+
+
+def assert_accessible(page, state: str) -> None:
+    violations = axe_violations(page)
+    lines = [f"{v['impact']} {v['id']}: {v['help']} -> {[n['target'] for n in v['nodes']][:5]}\n"
+             f"    {v['nodes'][0]['summary']}" for v in violations]
+    assert not violations, f"axe-core, {state}:\n" + "\n".join(lines)
