@@ -253,7 +253,7 @@ const RulesqaCore = (() => {
     const status = el("p", { class: "page-viewer-status", role: "status" });
     // Focusable, so that the arrow keys scroll a zoomed page without a mouse.
     const scroll = el("div", { class: "page-viewer-scroll", role: "group", tabindex: "0",
-      "aria-label": "Page du livret (flèches pour la faire défiler)" }, img);
+      "aria-label": "Page du livret" }, img);
     const node = el("div", { class: "page-viewer", role: "dialog", "aria-modal": "true",
       "aria-labelledby": "page-viewer-title" },
     el("div", { class: "page-viewer-bar" }, title, prev, next, zoom, close), scroll, status);

@@ -13,26 +13,35 @@ PHONE = {"width": 390, "height": 844}
 
 
 class PageProbe:
-    """What must never happen: a dialog (an injected alert) or an uncaught JavaScript error."""
+    """What must never happen: a dialog (an injected alert), an uncaught JavaScript error, or something the
+    page's Content-Security-Policy refused (chromium says so on the console)."""
 
     def __init__(self, page):
         self.dialogs: list[str] = []
         self.errors: list[str] = []
+        self.refused: list[str] = []
         page.on("dialog", self._dialog)
         page.on("pageerror", lambda err: self.errors.append(str(err)))
+        page.on("console", self._console)
 
     def _dialog(self, dialog):
         self.dialogs.append(dialog.message)
         dialog.dismiss()
 
+    def _console(self, message):
+        if "Content Security Policy" in message.text:
+            self.refused.append(message.text)
+
     def assert_clean(self):
         assert self.dialogs == [], f"a dialog opened: {self.dialogs}"
         assert self.errors == [], f"JavaScript error in the page: {self.errors}"
+        assert self.refused == [], f"refused by the Content-Security-Policy: {self.refused}"
 
 
-def new_page(browser, viewport=PHONE, phone=True):
+def new_page(browser, viewport=PHONE, phone=True, **options):
+    """A page in its own context; `options` go to the context (bypass_csp, color_scheme...)."""
     context = browser.new_context(viewport=viewport, device_scale_factor=2, locale="fr-FR", is_mobile=phone,
-                                  has_touch=phone, reduced_motion="reduce")
+                                  has_touch=phone, reduced_motion="reduce", **options)
     page = context.new_page()
     page.set_default_timeout(10_000)
     page.probe = PageProbe(page)

@@ -208,6 +208,19 @@ def test_the_widget_is_one_script_with_its_core_wherever_it_is_fetched(client):
     assert "// ---- core.js ----" in first.text and "// ---- widget.js ----" in first.text
 
 
+def test_the_widget_is_cached_and_revalidated_by_its_etag(client):
+    first = client.get("/widget.js")
+    etag = first.headers["etag"]
+    assert etag.startswith('"') and len(etag) == 34 and first.headers["cache-control"] == "public, max-age=3600"
+    for header in (etag, f"W/{etag}", f'"autre", {etag}', "*"):
+        again = client.get("/widget.js", headers={"if-none-match": header})
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag, header
+        assert again.headers["cache-control"] == "public, max-age=3600"
+    changed = client.get("/widget.js", headers={"if-none-match": '"une-ancienne-version"'})
+    assert changed.status_code == 200 and changed.content == first.content
+    assert client.get("/static/widget.js").headers["etag"] == etag
+
+
 def test_config_serves_the_limits_the_api_enforces(client):
     config = client.get("/api/config").json()
     assert config["max_question_chars"] == 1000 and config["k"] == {"min": 1, "max": 20, "default": 5}
