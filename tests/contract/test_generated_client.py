@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the imported fixture is requested by name)
 """A client generated from /openapi.json, as a site owner's developer would make one: datamodel-code-generator
 writes pydantic models of every schema (extra fields forbidden) into a temporary folder, and each response
 is parsed with the model that the document declares for its operation and status, 4xx included."""
@@ -8,23 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from service.answer import AbstentionPolicy, Answerer
-from service.api.app import create_app
-from service.calibration import Calibration
-from service.settings import Settings
-from tests.fakes import FakeEmbedder
+from tests.service.api.test_openapi import client  # noqa: F401  (the API on the fake index, by TestClient)
 
 GOLD = "Les pépites d'or rapportent combien à la fin ?"
-
-
-@pytest.fixture(scope="module")
-def client(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
-    with TestClient(create_app(Settings(index_dir=fake_index), answerer)) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")
