@@ -22,7 +22,7 @@ UNKNOWN_GAME = (404, "Jeu inconnu (`unknown_game`) : le message cite les jeux co
 STARTING = 503
 
 
-def links(**targets: dict) -> dict:
+def links(**targets: tuple[str, dict]) -> dict:
     """OpenAPI links of a 200 answer: which of its values feed which operation (a client's next step)."""
     return {200: {"links": {name: {"operationId": op, **rest} for name, (op, rest) in targets.items()}}}
 
