@@ -28,9 +28,17 @@ index: install
 serve: install
 	$(BIN)/rulesqa serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
 
-# Debian's chromium for the Playwright browser tests (no browser download).
-browser-deps:
+# Debian's chromium for the Playwright browser tests (no browser download), and axe-core (pinned in
+# tests/browser/package.json), the accessibility checker they run in the page, from the npm registry.
+AXE := tests/browser/node_modules/axe-core/axe.min.js
+
+browser-deps: $(AXE)
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+$(AXE): tests/browser/package.json
+	@command -v npm >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq npm >/dev/null; }
+	npm install --prefix tests/browser --no-package-lock --no-audit --no-fund --silent
+	@test -f $@ && touch $@
 
 # Debian's PostgreSQL for the questions-log tests (a throwaway cluster per session, tests/pg.py).
 db-deps:

@@ -48,8 +48,9 @@ class Catalogue:
                 ranked[gi] = (best, 0)
         if len(ranked) < offset + limit and len(q) >= 3:
             choices = [name for _, name in self._flat]
+            # Never more than there are names: rapidfuzz takes a C long, an offset may be any integer.
             for _, score, i in process.extract(q, choices, scorer=fuzz.WRatio, score_cutoff=FUZZY_CUTOFF,
-                                               limit=offset + limit):
+                                               limit=min(offset + limit, len(choices))):
                 gi = self._flat[i][0]
                 ranked.setdefault(gi, (4, -score))
         order = sorted(ranked, key=lambda gi: (ranked[gi], gi))

@@ -5,20 +5,23 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from service.api import errors, reload
 from service.api.middleware import AccessLog, BodyLimit
 from service.api.log_routes import router as log_router
 from service.api.routes import router
-from service.api.static_files import widget_script
+from service.api.static_files import WidgetScript
 from service.settings import Settings
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 log = logging.getLogger("rulesqa")
+# The table page runs its own two scripts and talks to its own origin, nothing else: a rulebook text that
+# slipped through as markup could load or run nothing either.
+PAGE_CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'"
 
 DESCRIPTION = """
 Réponses aux questions de règles de jeux de société, **dans les mots du livret** et avec sa page.
@@ -70,17 +73,20 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
 
     @app.get("/", include_in_schema=False)
     def table_page():
-        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8",
+                            headers={"Content-Security-Policy": PAGE_CSP})
 
-    script = widget_script(STATIC)  # one self-contained file for the site owner's one tag, joined once
+    script = WidgetScript(STATIC)  # one self-contained file for the site owner's one tag, joined once
 
     # /static/widget.js too: the raw file lacks the core and would fail on a site that linked to it.
     @app.get("/widget.js", include_in_schema=False)
     @app.get("/static/widget.js", include_in_schema=False)
-    def widget():
-        return Response(script, media_type="text/javascript; charset=utf-8")
+    def widget(request: Request):
+        return script.response(request)
 
     app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
+    # Added innermost first: the body limit runs inside CORS, so a widget on another site can read its 413.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,
@@ -88,6 +94,5 @@ def create_app(settings: Settings, answerer=None) -> FastAPI:
         allow_headers=["content-type"],
         max_age=600,
     )
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(AccessLog)
     return app

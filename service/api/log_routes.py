@@ -8,7 +8,8 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Respons
 from fastapi.responses import HTMLResponse
 
 from service.api.deps import get_answerer, require_json
-from service.api.schemas import ErrorBody, FeedbackRequest
+from service.api.errors import BODY_ERRORS, ApiError, error_responses
+from service.api.schemas import FeedbackRequest
 from service.log.store import LogDisabledError
 
 router = APIRouter()
@@ -28,13 +29,13 @@ def _save_feedback(writer, body: FeedbackRequest) -> None:
     writer.store.feedback(body.ask_id, body.helpful, body.comment)
 
 
-@router.post("/api/feedback", status_code=204, response_class=Response, tags=["questions"],
-             dependencies=[Depends(require_json)], summary="Dire si une réponse a aidé",
-             responses={404: {"model": ErrorBody, "description": "ask_id inconnu, ou journal désactivé"},
-                        409: {"model": ErrorBody, "description": "Avis déjà donné pour cette réponse"},
-                        422: {"model": ErrorBody, "description": "Corps invalide (commentaire de plus de 500 "
-                                                                  "caractères…)"},
-                        503: {"model": ErrorBody, "description": "Journal indisponible"}})
+@router.post("/api/feedback", status_code=204, response_class=Response, operation_id="giveFeedback",
+             tags=["questions"], dependencies=[Depends(require_json)], summary="Dire si une réponse a aidé",
+             responses=error_responses(
+                 *BODY_ERRORS,
+                 (404, "ask_id inconnu (`unknown_answer`), ou journal désactivé (`log_disabled`)"),
+                 (409, "Avis déjà donné pour cette réponse (`feedback_exists`)"),
+                 (503, "Journal indisponible (`log_unavailable`)")))
 async def feedback(body: FeedbackRequest, request: Request) -> Response:
     """Un avis (utile ou non, et un commentaire facultatif) sur une réponse, par son `ask_id` ; une fois par réponse."""
     writer = request.app.state.log_writer
@@ -59,8 +60,8 @@ def require_admin(request: Request) -> None:
         raise HTTPException(404)
     given = _token_given(request)
     if not hmac.compare_digest(given.encode(), expected.encode()):
-        raise HTTPException(401, "jeton d'administration absent ou incorrect",
-                            headers={"WWW-Authenticate": 'Bearer realm="rulesqa-admin"'})
+        raise ApiError(401, "jeton d'administration absent ou incorrect", "unauthorized",
+                       headers={"WWW-Authenticate": 'Bearer realm="rulesqa-admin"'})
 
 
 @router.get("/admin", include_in_schema=False, dependencies=[Depends(require_admin)])
@@ -72,7 +73,7 @@ async def admin(request: Request, since: int | None = None, game: str | None = N
     if writer is None:
         raise LogDisabledError()
     if since is not None and since < 1:
-        raise HTTPException(422, "« since » doit être un nombre de jours, 1 ou plus")
+        raise ApiError(422, "« since » doit être un nombre de jours, 1 ou plus", "invalid_request")
     embedder = get_answerer(request).retriever.embedder  # the vectors the answers use: no second model
 
     def build():

@@ -1,14 +1,16 @@
 """Pure ASGI middleware: request body limit and one access-log line per request."""
 
-import json
 import logging
 import time
+
+from service.api.schemas import ErrorBody
 
 log = logging.getLogger("rulesqa.access")
 
 
-async def _send_json(send, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}, ensure_ascii=False).encode()
+async def _send_error(send, status: int, detail: str, code: str) -> None:
+    """The API's error shape (ErrorBody), sent before any route runs."""
+    body = ErrorBody(detail=detail, code=code).model_dump_json().encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
@@ -31,7 +33,7 @@ class BodyLimit:
         too_large = f"corps de requête trop volumineux (maximum {self.max_bytes // 1024} Kio)"
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            return await _send_json(send, 413, too_large)
+            return await _send_error(send, 413, too_large, "body_too_large")
         body = b""
         while True:
             message = await receive()
@@ -39,7 +41,7 @@ class BodyLimit:
                 return  # client went away
             body += message.get("body", b"")
             if len(body) > self.max_bytes:
-                return await _send_json(send, 413, too_large)
+                return await _send_error(send, 413, too_large, "body_too_large")
             if not message.get("more_body", False):
                 break
         replayed = False

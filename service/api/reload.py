@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 
 from service.answer import Answerer
 from service.api.deps import get_answerer
+from service.api.errors import ApiError
 
 router = APIRouter()
 _lock = anyio.Lock()
@@ -24,7 +25,7 @@ def _check_token(request: Request) -> None:
         raise HTTPException(404)  # the generic handler words it as an unknown path
     given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
     if not hmac.compare_digest(given.encode(), expected.encode()):
-        raise HTTPException(403, "jeton de rechargement absent ou invalide (en-tête Authorization: Bearer …)")
+        raise ApiError(403, "jeton de rechargement absent ou invalide (en-tête Authorization: Bearer …)", "forbidden")
 
 
 @router.post("/api/admin/reload", include_in_schema=False, dependencies=[Depends(_check_token)])

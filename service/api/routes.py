@@ -10,22 +10,49 @@ from service import limits
 from service.answer import Answerer, validate
 from service.catalogue import MAX_QUERY_CHARS
 from service.api.deps import get_answerer, require_json
+from service.api.errors import BODY_ERRORS, error_responses
 from service.api.log_routes import log_status
-from service.api.schemas import AskRequest, ClientConfig, ErrorBody, Game, GamesResponse, Health
+from service.api.schemas import AskRequest, ClientConfig, Game, GamesResponse, Health
 from service.log.recorder import record
 from service.results import Answer
 
 router = APIRouter()
 
-ERRORS = {
-    400: {"model": ErrorBody, "description": "JSON invalide"},
-    413: {"model": ErrorBody, "description": "Corps trop volumineux"},
-    415: {"model": ErrorBody, "description": "Content-Type autre que application/json"},
-    422: {"model": ErrorBody, "description": "Question, jeu ou k invalide"},
-}
+UNKNOWN_GAME = (404, "Jeu inconnu (`unknown_game`) : le message cite les jeux connus")
+STARTING = 503
 
 
-@router.post("/api/ask", response_model=Answer, responses=ERRORS, tags=["questions"],
+def links(**targets: tuple[str, dict]) -> dict:
+    """OpenAPI links of a 200 answer: which of its values feed which operation (a client's next step)."""
+    return {200: {"links": {name: {"operationId": op, **rest} for name, (op, rest) in targets.items()}}}
+
+
+# The answer's ask_id is what POST /api/feedback judges; its game and first passage lead to their pages.
+ASK_LINKS = links(
+    feedback=("giveFeedback", {"requestBody": {"ask_id": "$response.body#/ask_id"},
+                               "description": "Dire si cette réponse a aidé."}),
+    game=("getGame", {"parameters": {"path.game_id": "$response.body#/game/id"},
+                      "description": "La fiche du jeu de la réponse."}),
+    page=("getPage", {"parameters": {"path.game_id": "$response.body#/passages/0/game",
+                                     "path.label": "$response.body#/passages/0/pages/0",
+                                     "query.passage": "$response.body#/passages/0/id"},
+                      "description": "La page du livret où se lit le premier passage."}),
+)
+GAMES_LINKS = links(
+    game=("getGame", {"parameters": {"path.game_id": "$response.body#/games/0/id"},
+                      "description": "La fiche du premier jeu de la liste."}),
+    ask=("ask", {"requestBody": {"game": "$response.body#/games/0/id"},
+                 "description": "Une question sur le premier jeu de la liste."}),
+)
+GAME_LINKS = links(
+    page=("getPage", {"parameters": {"path.game_id": "$response.body#/id"},
+                      "description": "Une page du livret de ce jeu (quand `pdf` est vrai)."}),
+    ask=("ask", {"requestBody": {"game": "$response.body#/id"}, "description": "Une question sur ce jeu."}),
+)
+
+
+@router.post("/api/ask", response_model=Answer, operation_id="ask", tags=["questions"],
+             responses={**error_responses(*BODY_ERRORS, UNKNOWN_GAME, STARTING), **ASK_LINKS},
              dependencies=[Depends(require_json)], summary="Poser une question de règles")
 async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> Answer:
     """Renvoie la réponse extraite du livret avec sa citation, ou `found: false` et les passages proches."""
@@ -36,7 +63,8 @@ async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(g
     return record(request.app.state.log_writer, answer, body.game, latency_ms, body.client)
 
 
-@router.get("/api/config", response_model=ClientConfig, tags=["service"], summary="Limites d'une question")
+@router.get("/api/config", response_model=ClientConfig, operation_id="getConfig", tags=["service"],
+            summary="Limites d'une question")
 def config() -> dict:
     """Les limites qu'applique le serveur, pour que la page et le widget les vérifient avant d'envoyer."""
     return limits.as_dict()
@@ -51,7 +79,10 @@ def _game(answerer: Answerer, game) -> dict:
     }
 
 
-@router.get("/api/games", response_model=GamesResponse, tags=["jeux"], summary="Les jeux connus, ou cherchés")
+@router.get("/api/games", response_model=GamesResponse, operation_id="listGames", tags=["jeux"],
+            responses={**error_responses((422, "q, limit ou offset invalide (`invalid_request`)"), STARTING),
+                       **GAMES_LINKS},
+            summary="Les jeux connus, ou cherchés")
 def games(answerer: Answerer = Depends(get_answerer),
           q: str | None = Query(None, max_length=MAX_QUERY_CHARS, description="Titre, alias ou id cherché "
                                 "(fautes de frappe tolérées) ; absent : tous les jeux, par titre."),
@@ -62,14 +93,14 @@ def games(answerer: Answerer = Depends(get_answerer),
             "limit": limit}
 
 
-@router.get("/api/games/{game_id}", response_model=Game, tags=["jeux"], summary="Un jeu",
-            responses={404: {"model": ErrorBody, "description": "Jeu inconnu"}})
+@router.get("/api/games/{game_id}", response_model=Game, operation_id="getGame", tags=["jeux"], summary="Un jeu",
+            responses={**error_responses(UNKNOWN_GAME, STARTING), **GAME_LINKS})
 def game(game_id: str, answerer: Answerer = Depends(get_answerer)) -> dict:
     return _game(answerer, answerer.retriever.game(game_id))
 
 
-@router.get("/health", response_model=Health, tags=["service"], summary="État du service",
-            responses={503: {"model": ErrorBody, "description": "Chargement en cours"}})
+@router.get("/health", response_model=Health, operation_id="health", tags=["service"], summary="État du service",
+            responses=error_responses(STARTING))
 def health(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
     manifest = answerer.retriever.manifest
     return {
@@ -95,10 +126,11 @@ def get_pages(request: Request):
     return request.app.state.pages
 
 
-@router.get("/api/games/{game_id}/pages/{label}", tags=["jeux"], summary="Une page du livret (image)",
-            response_class=Response,
+@router.get("/api/games/{game_id}/pages/{label}", operation_id="getPage", tags=["jeux"],
+            summary="Une page du livret (image)", response_class=Response,
             responses={200: {"content": {"image/webp": {}}, "description": "La page, en WebP"},
-                       404: {"model": ErrorBody, "description": "Jeu, page ou livret PDF introuvable"}})
+                       **error_responses((404, "Jeu inconnu (`unknown_game`), ou page ou livret PDF introuvable "
+                                               "(`unknown_page`)"), STARTING)})
 async def page_image(game_id: str, label: str, request: Request, passage: str | None = None,
                      answerer: Answerer = Depends(get_answerer), pages=Depends(get_pages)) -> Response:
     """La page imprimée `label` du livret PDF du jeu ; avec `?passage=ID`, les lignes du passage surlignées."""

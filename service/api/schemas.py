@@ -4,12 +4,17 @@ The answer itself is service.results.Answer (a dataclass FastAPI serialises); on
 HTTP is declared here. Every bound comes from service.limits.
 """
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from service import limits
 from service.log.store import MAX_COMMENT_CHARS
+
+
+def _whole_number(value):
+    """JSON Schema's "integer" includes 5.0; strict validation then still refuses "5", true and 5.5."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 class AskRequest(BaseModel):
@@ -24,12 +29,15 @@ class AskRequest(BaseModel):
         },
     )
 
-    question: str = Field(..., description=f"La question du joueur (1 à {limits.MAX_QUESTION_CHARS} caractères).",
-                          strict=True)
+    # A question is answered once trimmed: "\S" (somewhere a character that is not a space) is what a blank
+    # one lacks, and the bound counts characters as the answerer does (service/answer.py validate).
+    question: str = Field(..., description=f"La question du joueur (1 à {limits.MAX_QUESTION_CHARS} caractères, "
+                          "pas seulement des espaces).", strict=True, max_length=limits.MAX_QUESTION_CHARS,
+                          pattern=r"\S")
     game: str | None = Field(None, description="Id du jeu ; absent ou null : le jeu est détecté.",
                              pattern=limits.GAME_ID_PATTERN, max_length=limits.GAME_ID_MAX_CHARS)
-    k: int = Field(limits.DEFAULT_K, ge=limits.MIN_K, le=limits.MAX_K, strict=True,
-                   description="Nombre de passages renvoyés.")
+    k: Annotated[int, BeforeValidator(_whole_number)] = Field(
+        limits.DEFAULT_K, ge=limits.MIN_K, le=limits.MAX_K, strict=True, description="Nombre de passages renvoyés.")
     client: Literal["page", "widget", "api"] = Field(
         "api", description="Qui pose la question (journal des questions) : la page de table, le widget, ou un "
                            "programme (défaut).")
@@ -102,5 +110,29 @@ class ClientConfig(BaseModel):
     default_mode: str
 
 
+# The machine-readable half of every error: stable, English, one per cause (service/api/errors.py).
+ErrorCode = Literal[
+    "invalid_json",  # 400: the body is not JSON (or not UTF-8)
+    "unauthorized", "forbidden",  # 401, 403: admin routes, outside the public document
+    "unknown_game", "unknown_page", "unknown_answer", "log_disabled", "not_found",  # 404
+    "method_not_allowed",  # 405
+    "feedback_exists",  # 409
+    "body_too_large",  # 413
+    "unsupported_media_type",  # 415
+    "invalid_request",  # 422: a field out of its bounds, or a question that cannot be asked
+    "internal_error",  # 500: a bug, never bad input
+    "starting", "index_unavailable", "log_unavailable",  # 503
+]
+
+
 class ErrorBody(BaseModel):
-    detail: str = Field(..., examples=["la question est vide"])
+    """The body of every 4xx and 5xx answer: a French sentence for a person, a stable code for a program."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"detail": "la question est vide", "code": "invalid_request"},
+        {"detail": "jeu inconnu : 'monopoly' ; jeux connus : cubirds, cubitos, karuba, sans-arret",
+         "code": "unknown_game"},
+    ]})
+
+    detail: str = Field(..., description="Ce qui ne va pas et comment le corriger, en français, pour une personne.")
+    code: ErrorCode = Field(..., description="La cause, pour un programme : stable d'une version à l'autre.")

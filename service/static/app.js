@@ -239,6 +239,13 @@
     } catch (err) {
       if (pending !== controller) return; // replaced by a newer question, which owns the page now
       showFailure(failure(err));
+      // The game picked is no longer served (404 unknown_game): unpicked and forgotten, the list asked again.
+      if (err.code === "unknown_game") {
+        ui.game.value = "";
+        saveGame("");
+        renderGameCard();
+        loadGames();
+      }
     } finally {
       clearTimeout(timer);
       if (pending === controller) {

@@ -34,6 +34,44 @@ const RulesqaCore = (() => {
     return node;
   }
 
+  // CSS for `root` (a document or a shadow root) as a constructed stylesheet: it is not an inline style, so
+  // a host page whose Content-Security-Policy has no 'unsafe-inline' in style-src still applies it.
+  // A browser without constructable stylesheets (before 2023) gets a <style> element instead.
+  function addStyles(root, css) {
+    if ("adoptedStyleSheets" in root && "replaceSync" in CSSStyleSheet.prototype) {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+      return;
+    }
+    const style = el("style", { text: css });
+    if (root.head) root.head.append(style);
+    else root.append(style);
+  }
+
+  const FOCUSABLE = "a[href], button, select, textarea, input, summary, [tabindex]:not([tabindex='-1'])";
+
+  // A modal dialog keeps the focus: Tab after its last control goes to the first, Shift+Tab before the
+  // first to the last. Hidden and disabled controls are skipped.
+  function keepFocus(container) {
+    container.addEventListener("keydown", (event) => {
+      if (event.key !== "Tab") return;
+      const controls = [...container.querySelectorAll(FOCUSABLE)]
+        .filter((node) => !node.disabled && node.getClientRects().length > 0);
+      if (!controls.length) return;
+      const first = controls[0];
+      const last = controls[controls.length - 1];
+      const active = container.getRootNode().activeElement; // a shadow root knows its own focus
+      if (event.shiftKey && active === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && active === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    });
+  }
+
   function icon(name) {
     const ns = "http://www.w3.org/2000/svg";
     const svg = document.createElementNS(ns, "svg");
@@ -57,7 +95,14 @@ const RulesqaCore = (() => {
     return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
   }
 
-  class ApiError extends Error {}
+  // `status` and `code` are the API's (ErrorBody.code, "unknown_game"...), when it answered with an error.
+  class ApiError extends Error {
+    constructor(message, status = 0, code = "") {
+      super(message);
+      this.status = status;
+      this.code = code;
+    }
+  }
 
   const TIMEOUT_MS = 30000; // then the request is aborted
 
@@ -89,8 +134,11 @@ const RulesqaCore = (() => {
         // Not JSON (a proxy error page, for instance): handled below with a generic message.
       }
       if (!response.ok) {
-        if (body && typeof body.detail === "string") throw new ApiError(sentence(body.detail));
-        throw new ApiError(`Le service a répondu par une erreur (${response.status}). Réessayez dans un instant.`);
+        if (body && typeof body.detail === "string") {
+          throw new ApiError(sentence(body.detail), response.status, typeof body.code === "string" ? body.code : "");
+        }
+        throw new ApiError(`Le service a répondu par une erreur (${response.status}). Réessayez dans un instant.`,
+          response.status);
       }
       if (body === null) throw new ApiError("Le service a envoyé une réponse illisible. Réessayez dans un instant.");
       return body;
@@ -178,6 +226,7 @@ const RulesqaCore = (() => {
   color: #fff; font: inherit; cursor: pointer; }
 .page-viewer button svg { width: 22px; height: 22px; }
 .page-viewer button:disabled { opacity: .35; cursor: default; }
+.page-viewer-scroll:focus-visible { outline: 3px solid #7fdccf; outline-offset: -3px; }
 .page-viewer-scroll { flex: 1; overflow: auto; touch-action: pan-x pan-y pinch-zoom; -webkit-overflow-scrolling: touch; }
 .page-viewer-img { display: block; width: 100%; max-width: 900px; margin: 0 auto; background: #fff; }
 .page-viewer.is-zoomed .page-viewer-img { width: 200%; max-width: none; }
@@ -202,11 +251,14 @@ const RulesqaCore = (() => {
     const close = el("button", { type: "button", "aria-label": "Fermer la page" }, icon("close"));
     const img = el("img", { class: "page-viewer-img", alt: "" });
     const status = el("p", { class: "page-viewer-status", role: "status" });
+    // Focusable, so that the arrow keys scroll a zoomed page without a mouse.
+    const scroll = el("div", { class: "page-viewer-scroll", role: "group", tabindex: "0",
+      "aria-label": "Page du livret" }, img);
     const node = el("div", { class: "page-viewer", role: "dialog", "aria-modal": "true",
       "aria-labelledby": "page-viewer-title" },
-    el("div", { class: "page-viewer-bar" }, title, prev, next, zoom, close),
-    el("div", { class: "page-viewer-scroll" }, img), status);
+    el("div", { class: "page-viewer-bar" }, title, prev, next, zoom, close), scroll, status);
     node.hidden = true;
+    keepFocus(node);
     const state = { node, title, prev, next, zoom, close, img, status, passage: null, index: 0, back: null };
     close.addEventListener("click", () => closePage());
     zoom.addEventListener("click", () => {
@@ -220,7 +272,8 @@ const RulesqaCore = (() => {
     });
     img.addEventListener("load", () => { status.textContent = ""; });
     img.addEventListener("error", () => { status.textContent = "La page n'a pas pu être chargée."; });
-    pageViewer.host.append(el("style", { text: VIEWER_CSS }), node);
+    addStyles(pageViewer.host.getRootNode(), VIEWER_CSS);
+    pageViewer.host.append(node);
     pageViewer.node = state;
     return state;
   }
@@ -404,7 +457,7 @@ const RulesqaCore = (() => {
   }
 
   return {
-    el, icon, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
+    el, icon, addStyles, keepFocus, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
     passageChip, citedChip, seeAlso, commonMistake, refusalText, feedback, enableViewer, closePage,
     gamePicker, gameChoices,
   };

@@ -35,15 +35,26 @@
     position: data("position").toLowerCase() === "left" ? "left" : "right",
   };
 
-  // Text on the accent colour: dark or light, whichever reads better (WCAG relative luminance).
-  function inkFor(hex) {
+  // WCAG relative luminance of "#rgb" or "#rrggbb".
+  function luminance(hex) {
     const full = hex.length === 4 ? hex.replace(/[0-9a-f]/gi, (c) => c + c) : hex;
     const [r, g, b] = [1, 3, 5].map((i) => {
       const c = parseInt(full.slice(i, i + 2), 16) / 255;
       return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
     });
-    const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    return luminance > 0.4 ? "#111827" : "#ffffff";
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+
+  // Text on the accent colour: white or near-black, whichever contrasts more; for the mid tones where
+  // neither reaches WCAG AA's 4.5:1, black (which always does there).
+  function inkFor(hex) {
+    const accent = luminance(hex);
+    const ratio = (ink) => {
+      const [hi, lo] = [accent, luminance(ink)].sort((a, b) => b - a);
+      return (hi + 0.05) / (lo + 0.05);
+    };
+    const best = ratio("#ffffff") >= ratio("#111827") ? "#ffffff" : "#111827";
+    return ratio(best) >= 4.5 ? best : "#000000";
   }
 
   // ---------- styles (inside the shadow root only) ----------
@@ -99,7 +110,7 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
 }
 .head-text { flex: 1; min-width: 0; }
 .title { margin: 0; font-size: 16px; font-weight: 700; line-height: 1.25; }
-.subtitle { margin: 1px 0 0; font-size: 13px; opacity: .85; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.subtitle { margin: 1px 0 0; font-size: 13px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .close {
   flex: none; width: 40px; height: 40px; border: 0; border-radius: 10px;
   background: transparent; color: inherit; cursor: pointer;
@@ -116,8 +127,9 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
 }
 .picker .game-search[hidden] { display: none; }
 .game-choices { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
-.game-choice { min-height: 36px; padding: 4px 12px; border: 1.5px solid var(--accent); border-radius: 999px; background: var(--bg); color: var(--accent); font-weight: 650; cursor: pointer; }
+.game-choice { min-height: 36px; padding: 4px 12px; border: 0; border-radius: 999px; background: var(--accent); color: var(--accent-ink); font-weight: 650; cursor: pointer; }
 
+.log:focus-visible { outline-offset: -3px; }
 .log { flex: 1; overflow-y: auto; padding: 16px 14px 8px; display: flex; flex-direction: column; gap: 10px; background: var(--bg); overscroll-behavior: contain; }
 .bubble { max-width: 88%; padding: 10px 13px; border-radius: 16px; word-wrap: break-word; overflow-wrap: anywhere; }
 .bubble p { margin: 0; }
@@ -220,7 +232,8 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 
   const subtitle = el("p", { class: "subtitle", id: "subtitle" });
   const closeButton = el("button", { class: "close", type: "button", "aria-label": "Fermer" }, icon("close"));
-  const header = el("header", { class: "head" },
+  // A <div>, not a <header>: inside the host page it would be a second "banner" landmark.
+  const header = el("div", { class: "head" },
     el("div", { class: "head-text" }, el("h2", { class: "title", id: "title", text: "Une question de règles ?" }), subtitle),
     closeButton);
 
@@ -231,7 +244,8 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   const picker = el("div", { class: "picker" }, el("label", { for: "game", text: "Jeu" }), gameSearch, gameSelect);
   picker.hidden = Boolean(config.game); // fixed by the site owner
 
-  const log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
+  // Answers are announced as they arrive (a polite live region); focusable, so the keys scroll it.
+  const log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" });
 
   const input = el("textarea", {
     id: "question", rows: "1", autocomplete: "off", enterkeyhint: "send", // maxlength: from GET /api/config
@@ -242,14 +256,16 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
     el("label", { class: "visually-hidden", for: "question", text: "Votre question" }), input, sendButton);
 
   const panel = el("section", {
-    class: "panel", id: "panel", role: "dialog", "aria-modal": "false", "aria-labelledby": "title",
+    class: "panel", id: "panel", role: "dialog", "aria-modal": "true", "aria-labelledby": "title",
     "aria-describedby": "subtitle",
   }, header, picker, log, form,
   el("p", { class: "foot", text: "Réponses citées du livret de règles, avec la page." }));
   panel.hidden = true;
 
   const root = el("div", { class: `root ${config.position}` }, launcher, panel);
-  shadow.append(el("style", { text: CSS }), root);
+  RulesqaCore.addStyles(shadow, CSS); // no <style> element: nothing for a strict host's CSP to refuse
+  shadow.append(root);
+  RulesqaCore.keepFocus(panel); // Tab stays in the open panel; Escape closes it
 
   // ---------- games ----------
 
@@ -284,6 +300,12 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       })
       .finally(updateSubtitle);
     return gamesLoaded;
+  }
+
+  function forgetGame() {
+    gameSelect.value = "";
+    gamesLoaded = null;
+    loadGames();
   }
 
   // Asked on first opening, like the games: a host page whose visitors never open the widget sends nothing.
@@ -390,6 +412,8 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       reply = answerBubble(data);
     } catch (err) {
       reply = errorBubble(failure(err));
+      // The game picked is no longer served (404 unknown_game): unpicked, the list asked again.
+      if (err.code === "unknown_game" && !config.game) forgetGame();
     } finally {
       clearTimeout(timer);
     }

@@ -146,17 +146,22 @@ class HostSite:
 
     def __init__(self):
         self.pages: dict[str, str] = {}
+        self.headers: dict[str, dict] = {}
         self.server = LiveServer(Starlette(routes=[Route("/{name}", self._page)]))
         self.url = self.server.url
 
     async def _page(self, request):
-        html = self.pages.get(request.path_params["name"])
+        name = request.path_params["name"]
+        html = self.pages.get(name)
         if html is None:
             return PlainTextResponse("absent", status_code=404)
-        return HTMLResponse(html)
+        return HTMLResponse(html, headers=self.headers.get(name))
 
-    def publish(self, name: str, api_url: str, *, attrs: str = "", head: str = "", body: str = "") -> str:
-        """A page embedding the widget with ONE tag, as a site owner would; returns its URL."""
+    def publish(self, name: str, api_url: str, *, attrs: str = "", head: str = "", body: str = "",
+                headers: dict | None = None) -> str:
+        """A page embedding the widget with ONE tag, as a site owner would (with its own response
+        `headers`, a Content-Security-Policy say); returns its URL."""
+        self.headers[name] = headers or {}
         tag = f'<script src="{api_url}/widget.js" {attrs} defer></script>'
         self.pages[name] = textwrap.dedent(f"""\
             <!doctype html>
@@ -469,6 +474,34 @@ def test_widget_shows_the_api_message_and_a_network_failure(page, api, host_site
     expect(error.last).to_have_text(
         "Impossible de joindre le service de règles. Vérifiez la connexion, puis réessayez.")
     expect(host.get_by_role("button", name="Envoyer la question")).to_be_enabled()
+
+
+# What the API answers for a game it no longer serves (removed from the index since the page loaded).
+UNKNOWN_GAME = {"detail": "jeu inconnu : 'karuba' ; jeux connus : cubirds, cubitos", "code": "unknown_game"}
+
+
+def test_table_page_unpicks_a_game_the_api_no_longer_knows(page, api):
+    page.goto(api.url + "/")
+    page.route("**/api/ask", lambda route: route.fulfill(status=404, json=UNKNOWN_GAME))
+    ask_on_table(page, GOLD, "Karuba")
+    expect(page.get_by_role("alert")).to_have_text("Jeu inconnu : 'karuba' ; jeux connus : cubirds, cubitos.")
+    expect(page.get_by_label("Jeu")).to_have_value("")
+    expect(page.locator("#game-card")).to_be_hidden()
+    page.reload()
+    expect(page.get_by_label("Jeu").locator("option")).to_have_count(5)
+    expect(page.get_by_label("Jeu")).to_have_value("")  # forgotten, not brought back from the last visit
+
+
+def test_widget_unpicks_a_game_the_api_no_longer_knows(page, api, host_site):
+    page.goto(host_site.publish("retire", api.url))
+    host = open_widget(page)
+    picker = host.get_by_label("Jeu", exact=True)
+    picker.select_option(label="Karuba")
+    page.route("**/api/ask", lambda route: route.fulfill(status=404, json=UNKNOWN_GAME))
+    ask_in_widget(host, GOLD)
+    expect(host.locator(".bubble.error")).to_have_text("Jeu inconnu : 'karuba' ; jeux connus : cubirds, cubitos.")
+    expect(picker).to_have_value("")
+    expect(host.locator(".subtitle")).to_have_text("Choisissez le jeu ou nommez-le")
 
 
 def test_widget_shows_a_typing_bubble_while_waiting(page, api, host_site):

@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from tests import pdf_fixtures
+from tests.browser.support import assert_accessible, new_page
 from tests.browser.test_browser_pages import (  # noqa: F401  (fixtures and helpers shared with the page tests)
     GOLD, LiveServer, ask_in_widget, ask_on_table, expect, host_site, open_widget, save_screenshot,
 )
@@ -95,3 +96,39 @@ def test_widget_chip_opens_the_cited_page(page, pdf_api, host_site):
     assert src.startswith(pdf_api.url + "/api/games/zorglub/pages/3?passage=")  # cross-origin, from the API
     page.keyboard.press("Escape")
     expect(viewer).to_be_hidden()
+
+
+def test_page_viewer_passes_axe_and_keeps_the_focus_on_the_page_and_in_the_widget(browser, pdf_api, host_site):
+    from tests.browser.test_accessibility import focused
+
+    page = new_page(browser, bypass_csp=True)  # axe is injected; the table page's CSP forbids that
+    page.goto(pdf_api.url + "/")
+    ask_on_table(page, ZORGLUB, "Zorglub")
+    chip = page.locator("#result .citation .chip-page")
+    chip.focus()
+    page.keyboard.press("Enter")
+    viewer = page.locator(".page-viewer")
+    expect(viewer).to_be_visible()
+    page.wait_for_function("document.querySelector('.page-viewer img').naturalWidth > 0")
+    expect(viewer.get_by_role("button", name="Fermer la page")).to_be_focused()
+    assert_accessible(page, "table page, page viewer open")
+    ring = []
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        ring.append(focused(page))
+    # Zoom, close, the scrollable page, and round again: the page behind the viewer is out of reach.
+    assert ring[:3] == ["div.page-viewer-scroll [Page du livret]",
+                        "button [Agrandir]", "button [Fermer la page]"] and ring[3:] == ring[:3]
+    page.keyboard.press("Escape")
+    expect(viewer).to_be_hidden()
+    expect(chip).to_be_focused()
+
+    page.goto(host_site.publish("zorglub-a11y", pdf_api.url, attrs='data-game="zorglub"'))
+    host = open_widget(page)
+    ask_in_widget(host, ZORGLUB)
+    host.locator(".bubble.bot").nth(1).locator(".meta .chip-page").click()
+    page.wait_for_function(
+        "document.getElementById('rulesqa-widget').shadowRoot.querySelector('.page-viewer img').naturalWidth > 0")
+    assert_accessible(page, "widget, page viewer open")
+    page.probe.assert_clean()
+    page.context.close()

@@ -84,7 +84,7 @@ def test_real_server_builds_missing_index_and_answers_over_http(tmp_path):
         assert r.status_code == 200 and body["found"] is True
         assert set(body["passages"][0]["pages"]) & {11, 13}
         bad = httpx.post(f"{base}/api/ask", json={"question": ""})
-        assert bad.status_code == 422 and bad.json() == {"detail": "la question est vide"}
+        assert bad.status_code == 422 and bad.json() == {"detail": "la question est vide", "code": "invalid_request"}
         assert (index / "manifest.json").is_file()
     finally:
         proc.terminate()

@@ -47,3 +47,11 @@ def test_ten_thousand_games_paginate_and_find_one():
     page = catalogue.search("jeu numero 12", 5, offset=5)
     assert page.total == 111 and len(page.games) == 5  # 12, 120-129, 1200-1299
     assert ids(catalogue.search("kruba", 5))[0] == "karuba"
+
+
+def test_an_offset_past_any_shelf_is_an_empty_page_not_an_overflow():
+    # Found by schemathesis: the fuzzy search took offset + limit as its own limit, a C long.
+    catalogue = Catalogue(GAMES)
+    for query in (None, "karouba"):
+        page = catalogue.search(query, 135, offset=99218816281867215437824)
+        assert page.games == [] and page.total == catalogue.search(query, 200).total

@@ -10,6 +10,7 @@ from tests.fakes import FakeEmbedder
 from service.answer import AbstentionPolicy, Answerer
 from service.calibration import Calibration
 from service.api.app import create_app
+from service.api.schemas import ErrorBody
 from service.settings import Settings, load_settings
 
 NUGGETS = "Les pépites d'or rapportent combien à la fin ?"
@@ -47,41 +48,48 @@ def test_ask_defaults_game_detection_and_k(client):
 
 
 @pytest.mark.parametrize(
-    "body, status, fragment",
+    "body, status, code, fragment",
     [
-        ("{", 400, "JSON invalide"),
-        ("[1, 2]", 422, "objet JSON"),
-        ({}, 422, "« question » est obligatoire"),
-        ({"question": ""}, 422, "la question est vide"),
-        ({"question": "   \t"}, 422, "la question est vide"),
-        ({"question": 12}, 422, "« question » doit être un texte"),
-        ({"question": None}, 422, "« question » doit être un texte"),
-        ({"question": "x" * 1001}, 422, "trop longue (1001 caractères"),
-        ({"question": "ok ?", "k": 0}, 422, "« k » doit être un entier entre 1 et 20"),
-        ({"question": "ok ?", "k": 21}, 422, "« k » doit être un entier entre 1 et 20"),
-        ({"question": "ok ?", "k": "5"}, 422, "« k » doit être un entier"),
-        ({"question": "ok ?", "game": "Kar uba"}, 422, "« game » doit être un id de jeu"),
-        ({"question": "ok ?", "game": "monopoly"}, 422, "jeu inconnu : 'monopoly' ; jeux connus : cubirds, cubitos"),
-        ({"question": "ok ?", "questoin": "x"}, 422, "champ inconnu « questoin »"),
+        ("{", 400, "invalid_json", "JSON invalide"),
+        (b"{\"question\": \"\xff\"}", 400, "invalid_json", "du JSON en UTF-8 est attendu"),
+        ("[1, 2]", 422, "invalid_request", "objet JSON"),
+        ({}, 422, "invalid_request", "« question » est obligatoire"),
+        ({"question": ""}, 422, "invalid_request", "la question est vide"),
+        ({"question": "   \t"}, 422, "invalid_request", "la question est vide"),
+        ({"question": "\x1c"}, 422, "invalid_request", "la question est vide"),  # a space to str.strip only
+        ({"question": 12}, 422, "invalid_request", "« question » doit être un texte"),
+        ({"question": None}, 422, "invalid_request", "« question » doit être un texte"),
+        ({"question": "x" * 1001}, 422, "invalid_request", "trop longue (1001 caractères, maximum 1000)"),
+        ({"question": "ok ?", "k": 0}, 422, "invalid_request", "« k » doit être un entier entre 1 et 20"),
+        ({"question": "ok ?", "k": 21}, 422, "invalid_request", "« k » doit être un entier entre 1 et 20"),
+        ({"question": "ok ?", "k": "5"}, 422, "invalid_request", "« k » doit être un entier"),
+        ({"question": "ok ?", "game": "Kar uba"}, 422, "invalid_request", "« game » doit être un id de jeu"),
+        # A well-formed id that no corpus holds is a missing resource, as in GET /api/games/{id}.
+        ({"question": "ok ?", "game": "monopoly"}, 404, "unknown_game",
+         "jeu inconnu : 'monopoly' ; jeux connus : cubirds, cubitos"),
+        ({"question": "ok ?", "questoin": "x"}, 422, "invalid_request", "champ inconnu « questoin »"),
     ],
 )
-def test_bad_ask_bodies_get_a_french_4xx(client, body, status, fragment):
+def test_bad_ask_bodies_get_a_french_4xx(client, body, status, code, fragment):
     r = post(client, body)
     assert r.status_code == status
-    assert fragment in r.json()["detail"]
+    error = ErrorBody.model_validate(r.json())  # the declared shape, nothing more
+    assert error.code == code and fragment in error.detail
 
 
 def test_wrong_content_type_and_oversized_body(client):
     r = post(client, "question=x", "application/x-www-form-urlencoded")
-    assert r.status_code == 415 and "application/json" in r.json()["detail"]
+    assert r.status_code == 415 and r.json()["code"] == "unsupported_media_type"
+    assert "application/json" in ErrorBody.model_validate(r.json()).detail
     r = post(client, {"question": "x" * 20000})
-    assert r.status_code == 413 and r.json() == {"detail": "corps de requête trop volumineux (maximum 16 Kio)"}
+    assert r.status_code == 413 and r.headers["content-type"] == "application/json"
+    assert r.json() == {"detail": "corps de requête trop volumineux (maximum 16 Kio)", "code": "body_too_large"}
 
 
 def test_streamed_oversized_body_is_refused_too(client):
     chunks = (b"x" * 4096 for _ in range(8))  # no content-length: chunked upload
     r = client.post("/api/ask", content=chunks, headers={"content-type": "application/json"})
-    assert r.status_code == 413
+    assert r.status_code == 413 and ErrorBody.model_validate(r.json()).code == "body_too_large"
 
 
 def test_games_and_one_game(client):
@@ -120,11 +128,13 @@ def test_typo_and_english_titles_route_over_http(client):
 
 def test_unknown_game_and_unknown_path_and_method(client):
     r = client.get("/api/games/monopoly")
-    assert r.status_code == 404 and "jeux connus : cubirds, cubitos, karuba, sans-arret" in r.json()["detail"]
+    assert r.status_code == 404 and r.json()["code"] == "unknown_game"
+    assert "jeux connus : cubirds, cubitos, karuba, sans-arret" in r.json()["detail"]
     r = client.get("/api/nothing")
-    assert r.status_code == 404 and r.json() == {"detail": "chemin inconnu : /api/nothing"}
+    assert r.status_code == 404 and r.json() == {"detail": "chemin inconnu : /api/nothing", "code": "not_found"}
     r = client.get("/api/ask")
-    assert r.status_code == 405 and "GET" in r.json()["detail"]
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert r.json() == {"detail": "méthode GET non permise sur /api/ask", "code": "method_not_allowed"}
 
 
 def test_health_reports_the_manifest(client):
@@ -148,7 +158,7 @@ def test_health_says_when_the_calibration_is_the_default(fake_index, caplog):
 def test_health_is_503_until_loaded(fake_index):
     # Without `with`, TestClient does not run the lifespan: the state of a server still loading.
     r = TestClient(create_app(Settings(index_dir=fake_index), None)).get("/health")
-    assert r.status_code == 503 and "démarre" in r.json()["detail"]
+    assert r.status_code == 503 and r.json()["code"] == "starting" and "démarre" in r.json()["detail"]
 
 
 def test_cors_default_allows_any_origin_and_can_be_restricted(answerer, fake_index):
@@ -196,6 +206,19 @@ def test_the_widget_is_one_script_with_its_core_wherever_it_is_fetched(client):
     assert first.status_code == second.status_code == 200 and first.text == second.text
     assert first.headers["content-type"].startswith("text/javascript")
     assert "// ---- core.js ----" in first.text and "// ---- widget.js ----" in first.text
+
+
+def test_the_widget_is_cached_and_revalidated_by_its_etag(client):
+    first = client.get("/widget.js")
+    etag = first.headers["etag"]
+    assert etag.startswith('"') and len(etag) == 34 and first.headers["cache-control"] == "public, max-age=3600"
+    for header in (etag, f"W/{etag}", f'"autre", {etag}', "*"):
+        again = client.get("/widget.js", headers={"if-none-match": header})
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag, header
+        assert again.headers["cache-control"] == "public, max-age=3600"
+    changed = client.get("/widget.js", headers={"if-none-match": '"une-ancienne-version"'})
+    assert changed.status_code == 200 and changed.content == first.content
+    assert client.get("/static/widget.js").headers["etag"] == etag
 
 
 def test_config_serves_the_limits_the_api_enforces(client):

@@ -125,7 +125,7 @@ def test_admin_is_404_without_a_configured_token(fake_index, answerer, tmp_path)
     with TestClient(app_for(fake_index, answerer, log_questions=True,
                             database_url=f"sqlite:///{tmp_path / 'x.db'}")) as c:
         r = c.get("/admin", params={"token": TOKEN})
-        assert r.status_code == 404 and r.json() == {"detail": "chemin inconnu : /admin"}
+        assert r.status_code == 404 and r.json() == {"detail": "chemin inconnu : /admin", "code": "not_found"}
 
 
 def test_with_logging_off_nothing_is_stored(fake_index, answerer, tmp_path):
