@@ -9,7 +9,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from indexer.errors import IndexMismatchError, LogStoreError, QuestionError, UnknownGameError
 from service.api.schemas import ErrorBody
 from service.catalogue import MAX_QUERY_CHARS
-from service.log.store import MAX_COMMENT_CHARS, FeedbackExistsError, LogDisabledError, UnknownAskError
+from service.log.store import MAX_COMMENT_CHARS, FeedbackExistsError, LogDisabledError, NotOfferedError, UnknownAskError
 from service.limits import MAX_K, MAX_QUESTION_CHARS, MIN_K
 
 
@@ -58,7 +58,8 @@ def _field(loc) -> str:
     return parts[-1] if parts else "corps"
 
 
-FIELDS = {"/api/ask": "question, game, k, client", "/api/feedback": "ask_id, helpful, comment"}
+FIELDS = {"/api/ask": "question, game, k, client, previous", "/api/feedback": "ask_id, helpful, comment",
+          "/api/choice": "ask_id, passage_id"}
 
 
 def validation_message(error: dict, path: str = "/api/ask") -> tuple[int, str]:
@@ -84,6 +85,10 @@ def validation_message(error: dict, path: str = "/api/ask") -> tuple[int, str]:
         return 422, "« game » doit être un id de jeu (minuscules, chiffres et tirets, ex. « karuba ») ou null"
     if field == "client":
         return 422, "« client » doit valoir « page », « widget » ou « api »"
+    if field == "passage_id":
+        return 422, "« passage_id » doit être l'id d'un passage proposé (minuscules, chiffres et tirets)"
+    if field == "previous":
+        return 422, "« previous » doit être un objet {\"question\": \"…\", \"game\": \"karuba\"} ou null"
     if field == "ask_id":
         return 422, "« ask_id » doit être l'ask_id d'une réponse (8 à 32 caractères hexadécimaux)"
     if field == "helpful":
@@ -108,6 +113,8 @@ def _log_error(exc: LogStoreError) -> tuple[int, str]:
         return 404, "log_disabled"
     if isinstance(exc, FeedbackExistsError):
         return 409, "feedback_exists"
+    if isinstance(exc, NotOfferedError):
+        return 422, "not_offered"
     return 503, "log_unavailable"
 
 

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 
 from service.api.deps import get_answerer, require_json
 from service.api.errors import BODY_ERRORS, ApiError, error_responses
-from service.api.schemas import FeedbackRequest
+from service.api.schemas import ChoiceRequest, FeedbackRequest
 from service.log.store import LogDisabledError
 
 router = APIRouter()
@@ -42,6 +42,31 @@ async def feedback(body: FeedbackRequest, request: Request) -> Response:
     if writer is None:
         raise LogDisabledError()
     await anyio.to_thread.run_sync(partial(_save_feedback, writer, body))
+    return Response(status_code=204)
+
+
+def _save_choice(writer, body: ChoiceRequest) -> None:
+    writer.wait_for(body.ask_id, FEEDBACK_WAIT_S)
+    writer.ready()
+    writer.store.choose(body.ask_id, body.passage_id)
+
+
+@router.post("/api/choice", status_code=204, response_class=Response, operation_id="chooseAnswer",
+             tags=["questions"], dependencies=[Depends(require_json)],
+             summary="Dire quel passage proposé répond (« Tu parles de… ? »)",
+             responses=error_responses(
+                 *BODY_ERRORS,
+                 (404, "ask_id inconnu (`unknown_answer`), ou journal désactivé (`log_disabled`)"),
+                 (422, "Champ invalide (`invalid_request`), ou passage que la réponse n'a pas proposé "
+                       "(`not_offered`)"),
+                 (503, "Journal indisponible (`log_unavailable`)")))
+async def choice(body: ChoiceRequest, request: Request) -> Response:
+    """Le passage que le joueur a touché parmi les `choices` d'une réponse : une paire question-passage
+    confirmée, que `rulesqa report` liste ; le dernier choix compte."""
+    writer = request.app.state.log_writer
+    if writer is None:
+        raise LogDisabledError()
+    await anyio.to_thread.run_sync(partial(_save_choice, writer, body))
     return Response(status_code=204)
 
 

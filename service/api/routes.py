@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 
 from service import limits
 from service.answer import Answerer, validate
+from service.follow_up import Turn
 from service.catalogue import MAX_QUERY_CHARS
 from service.api.deps import get_answerer, require_json
 from service.api.errors import BODY_ERRORS, error_responses
@@ -31,6 +32,9 @@ def links(**targets: tuple[str, dict]) -> dict:
 ASK_LINKS = links(
     feedback=("giveFeedback", {"requestBody": {"ask_id": "$response.body#/ask_id"},
                                "description": "Dire si cette réponse a aidé."}),
+    choice=("chooseAnswer", {"requestBody": {"ask_id": "$response.body#/ask_id",
+                                             "passage_id": "$response.body#/choices/0/passage_id"},
+                             "description": "Dire quel passage proposé répond (« Tu parles de… ? »)."}),
     game=("getGame", {"parameters": {"path.game_id": "$response.body#/game/id"},
                       "description": "La fiche du jeu de la réponse."}),
     page=("getPage", {"parameters": {"path.game_id": "$response.body#/passages/0/game",
@@ -56,7 +60,8 @@ GAME_LINKS = links(
              dependencies=[Depends(require_json)], summary="Poser une question de règles")
 async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> Answer:
     """Renvoie la réponse extraite du livret avec sa citation, ou `found: false` et les passages proches."""
-    query = validate(body.question, body.game, body.k)
+    previous = Turn(body.previous.question, body.previous.game) if body.previous else None
+    query = validate(body.question, body.game, body.k, previous=previous)
     started = time.perf_counter()
     answer = await anyio.to_thread.run_sync(partial(answerer.answer, query), limiter=request.app.state.limiter)
     latency_ms = (time.perf_counter() - started) * 1000

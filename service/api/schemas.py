@@ -17,6 +17,18 @@ def _whole_number(value):
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+class PreviousTurn(BaseModel):
+    """The previous turn of the conversation, as the client asked it: a follow-up ("et à deux ?") keeps its
+    game and its topic."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(..., description="La question précédente, telle que posée.", strict=True,
+                          max_length=limits.MAX_QUESTION_CHARS, pattern=r"\S")
+    game: str | None = Field(None, description="Le jeu de la réponse précédente (`game.id`), ou null.",
+                             pattern=limits.GAME_ID_PATTERN, max_length=limits.GAME_ID_MAX_CHARS)
+
+
 class AskRequest(BaseModel):
     # extra="forbid": a misspelt field ("questoin") is reported instead of silently ignored.
     model_config = ConfigDict(
@@ -25,6 +37,8 @@ class AskRequest(BaseModel):
             "examples": [
                 {"question": "Les pépites d'or rapportent combien à la fin ?", "game": "karuba", "k": 5},
                 {"question": "Dans Can't Stop, peut-on relancer autant qu'on veut ?"},
+                {"question": "et à deux joueurs ?", "previous": {
+                    "question": "Combien de trésors de temple utilise-t-on ?", "game": "karuba"}},
             ]
         },
     )
@@ -41,6 +55,9 @@ class AskRequest(BaseModel):
     client: Literal["page", "widget", "api"] = Field(
         "api", description="Qui pose la question (journal des questions) : la page de table, le widget, ou un "
                            "programme (défaut).")
+    previous: PreviousTurn | None = Field(
+        None, description="Le tour précédent de la conversation, pour une relance (« et à deux joueurs ? ») : "
+                          "une question elliptique garde son jeu et son sujet.")
 
 
 class FeedbackRequest(BaseModel):
@@ -54,6 +71,17 @@ class FeedbackRequest(BaseModel):
     helpful: bool = Field(..., description="La réponse a-t-elle aidé ?", strict=True)
     comment: str | None = Field(None, max_length=MAX_COMMENT_CHARS, strict=True,
                                 description=f"Facultatif, {MAX_COMMENT_CHARS} caractères au plus.")
+
+
+class ChoiceRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"ask_id": "3f9c2a71d04b8e65a1c2d3e4", "passage_id": "karuba-92587ffbc65d"}]},
+    )
+
+    ask_id: str = Field(..., description="L'`ask_id` de la réponse.", strict=True, pattern=r"^[0-9a-f]{8,32}$")
+    passage_id: str = Field(..., description="Le passage choisi parmi les `choices` de la réponse.", strict=True,
+                            pattern=r"^[a-z0-9][a-z0-9-]{0,99}$")
 
 
 class Game(BaseModel):
@@ -120,6 +148,7 @@ ErrorCode = Literal[
     "body_too_large",  # 413
     "unsupported_media_type",  # 415
     "invalid_request",  # 422: a field out of its bounds, or a question that cannot be asked
+    "not_offered",  # 422: a choice that the answer did not offer
     "internal_error",  # 500: a bug, never bad input
     "starting", "index_unavailable", "log_unavailable",  # 503
 ]

@@ -229,3 +229,14 @@ def test_config_serves_the_limits_the_api_enforces(client):
     too_long = post(client, {"question": "x" * (limit + 1), "game": "karuba"})
     assert too_long.status_code == 422 and f"maximum {limit}" in too_long.json()["detail"]
     assert post(client, {"question": "ok ?", "k": config["k"]["max"] + 1}).status_code == 422
+
+
+def test_a_follow_up_keeps_the_previous_turn_s_game(client):
+    body = {"question": "et à deux joueurs ?",
+            "previous": {"question": "Combien de trésors de temple utilise-t-on ?", "game": "karuba"}}
+    r = client.post("/api/ask", json=body)
+    assert r.status_code == 200 and r.json()["game"]["id"] == "karuba" and r.json()["game_detected"] is True
+    bad = client.post("/api/ask", json={"question": "et à deux ?", "previous": {"question": "  "}})
+    assert bad.status_code == 422 and bad.json()["code"] == "invalid_request"
+    unknown = client.post("/api/ask", json={"question": "et à deux ?", "previous": {"question": "x", "oops": 1}})
+    assert unknown.status_code == 422 and "oops" in unknown.json()["detail"]

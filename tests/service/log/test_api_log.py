@@ -191,3 +191,45 @@ def test_a_postgresql_that_is_down_never_fails_or_slows_an_answer(fake_index, an
         assert c.app.state.log_writer.flush(timeout=15)
         assert c.app.state.log_writer.dropped == 5
         assert c.get("/health").json()["log"] == "degraded"
+
+
+def choose(client, body):
+    return client.post("/api/choice", json=body)
+
+
+def test_a_tapped_choice_is_logged_as_a_confirmed_pair(client):
+    answer = ask(client, {"question": NUGGETS, "game": "karuba", "client": "page"})
+    assert not answer["sure"] and len(answer["choices"]) >= 2
+    offered = [c["passage_id"] for c in answer["choices"]]
+    # Sent at once, like feedback: the choice waits for its row.
+    r = choose(client, {"ask_id": answer["ask_id"], "passage_id": offered[1]})
+    assert r.status_code == 204 and r.content == b""
+    row = logged(client)[answer["ask_id"]]
+    assert (row["sure"], row["choices"], row["chosen_passage_id"]) == (False, offered, offered[1])
+    assert row["chosen_at"] is not None
+    # Another tap replaces it (the player changed their mind).
+    assert choose(client, {"ask_id": answer["ask_id"], "passage_id": offered[0]}).status_code == 204
+    assert logged(client)[answer["ask_id"]]["chosen_passage_id"] == offered[0]
+
+
+def test_a_choice_not_offered_or_for_an_unknown_answer_is_refused(client):
+    answer = ask(client, {"question": NUGGETS, "game": "karuba"})
+    other = choose(client, {"ask_id": answer["ask_id"], "passage_id": "cubirds-000000000000"})
+    assert other.status_code == 422 and other.json()["code"] == "not_offered" and "proposé" in other.json()["detail"]
+    unknown = choose(client, {"ask_id": "ab" * 12, "passage_id": answer["choices"][0]["passage_id"]})
+    assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_answer"
+    bad = choose(client, {"ask_id": answer["ask_id"], "passage_id": "Pas Un Id"})
+    assert bad.status_code == 422 and "passage_id" in bad.json()["detail"]
+    assert logged(client)[answer["ask_id"]]["chosen_passage_id"] is None
+
+
+def test_the_report_lists_confirmed_pairs(client):
+    from service.log.report import build_report
+
+    answer = ask(client, {"question": NUGGETS, "game": "karuba"})
+    chosen = answer["choices"][1]["passage_id"]
+    assert choose(client, {"ask_id": answer["ask_id"], "passage_id": chosen}).status_code == 204
+    logged(client)
+    report = build_report(client.app.state.log_writer.store)
+    pair = next(c for c in report["confirmed"] if c["ask_id"] == answer["ask_id"])
+    assert (pair["question"], pair["passage_id"], pair["moved"]) == (NUGGETS, chosen, True)
