@@ -114,7 +114,7 @@ def _log_error(exc: LogStoreError) -> tuple[int, str]:
     if isinstance(exc, FeedbackExistsError):
         return 409, "feedback_exists"
     if isinstance(exc, NotOfferedError):
-        return 422, "not_offered"
+        return 409, "not_offered"  # a valid request at odds with the answer it names
     return 503, "log_unavailable"
 
 

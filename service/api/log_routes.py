@@ -57,8 +57,7 @@ def _save_choice(writer, body: ChoiceRequest) -> None:
              responses=error_responses(
                  *BODY_ERRORS,
                  (404, "ask_id inconnu (`unknown_answer`), ou journal désactivé (`log_disabled`)"),
-                 (422, "Champ invalide (`invalid_request`), ou passage que la réponse n'a pas proposé "
-                       "(`not_offered`)"),
+                 (409, "Passage que la réponse n'a pas proposé (`not_offered`)"),
                  (503, "Journal indisponible (`log_unavailable`)")))
 async def choice(body: ChoiceRequest, request: Request) -> Response:
     """Le passage que le joueur a touché parmi les `choices` d'une réponse : une paire question-passage

@@ -145,10 +145,10 @@ ErrorCode = Literal[
     "unknown_game", "unknown_page", "unknown_answer", "log_disabled", "not_found",  # 404
     "method_not_allowed",  # 405
     "feedback_exists",  # 409
+    "not_offered",  # 409: a choice that the answer did not offer
     "body_too_large",  # 413
     "unsupported_media_type",  # 415
     "invalid_request",  # 422: a field out of its bounds, or a question that cannot be asked
-    "not_offered",  # 422: a choice that the answer did not offer
     "internal_error",  # 500: a bug, never bad input
     "starting", "index_unavailable", "log_unavailable",  # 503
 ]

@@ -215,7 +215,7 @@ def test_a_tapped_choice_is_logged_as_a_confirmed_pair(client):
 def test_a_choice_not_offered_or_for_an_unknown_answer_is_refused(client):
     answer = ask(client, {"question": NUGGETS, "game": "karuba"})
     other = choose(client, {"ask_id": answer["ask_id"], "passage_id": "cubirds-000000000000"})
-    assert other.status_code == 422 and other.json()["code"] == "not_offered" and "proposé" in other.json()["detail"]
+    assert other.status_code == 409 and other.json()["code"] == "not_offered" and "proposé" in other.json()["detail"]
     unknown = choose(client, {"ask_id": "ab" * 12, "passage_id": answer["choices"][0]["passage_id"]})
     assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_answer"
     bad = choose(client, {"ask_id": answer["ask_id"], "passage_id": "Pas Un Id"})
