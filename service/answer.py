@@ -302,11 +302,13 @@ class Answerer:
             return None
         return Route(previous.game, "previous")
 
-    @staticmethod
-    def retrieved_text(query: Query, route: Route) -> str:
-        """The question as retrieved: an elliptic follow-up in the previous turn's game carries its words."""
-        if route.how == "previous" and elliptic(query.question):
-            return combined(query.previous, query.question)
+    def retrieved_text(self, query: Query, route: Route) -> str:
+        """The question as retrieved: an elliptic follow-up about the previous turn's game (kept, or given
+        again by the client) carries the previous question's words."""
+        previous = query.previous
+        if (self.features.follow_up and previous is not None and route.game is not None
+                and previous.game == route.game and elliptic(query.question)):
+            return combined(previous, query.question)
         return query.question
 
     def rewrite(self, question: str, game: str, always: bool = False) -> Rewrite:

@@ -28,10 +28,11 @@
   const games = new Map(); // every game the picker has seen, by id
   let limits = null; // GET /api/config: the server's limits, once known
   let pending = null; // AbortController of the request in flight
+  let lastTurn = null; // the previous question and its answer's game, sent with the next one (a follow-up)
 
   const {
     el, icon, failure, tooLong, applyLimits, sendOnEnter, passageChip, citedChip, seeAlso, commonMistake, refusalText,
-    TIMEOUT_MS, feedback,
+    TIMEOUT_MS, feedback, choices, turnOf,
   } = RulesqaCore;
   const api = RulesqaCore.client({ unreachable: "Impossible de joindre le service. Vérifiez la connexion, puis réessayez." });
 
@@ -141,18 +142,38 @@
       el("ol", {}, ...data.passages.map((p) => passageItem(p, p.id === sourceId))));
   }
 
-  function renderFound(data) {
-    const source = data.passages.find((p) => p.id === data.answer.passage_id);
+  // The quoted text and its chip: the answer's, or the choice the player tapped.
+  function quoted(data, text, passageId, citation) {
+    const source = data.passages.find((p) => p.id === passageId);
     const gameName = data.game ? data.game.title : "";
     // Next to the chip: the game, and the section when the chip does not show it.
     const context = [gameName, sectionBesides(source)].filter(Boolean).join(" · ");
-    return [
-      el("h2", { id: "result-heading", class: "eyebrow", tabindex: "-1", text: gameName ? `Réponse · ${gameName}` : "Réponse" }),
-      el("blockquote", { class: "answer-text", text: data.answer.text }),
+    return el("div", { class: "quoted" },
+      el("blockquote", { class: "answer-text", text }),
       el("div", { class: "citation" },
-        citedChip(data, data.answer.passage_id, data.answer.citation, "chip-large"),
-        el("span", { class: "citation-text", "aria-hidden": "true", text: context })),
-      seeAlso(data),
+        citedChip(data, passageId, citation, "chip-large"),
+        el("span", { class: "citation-text", "aria-hidden": "true", text: context })));
+  }
+
+  // A tapped choice replaces what is quoted, under a heading that no longer says "probable".
+  function choicesFor(data, slot, heading) {
+    return choices(data, api, "/api/choice", (choice) => {
+      slot.replaceChildren(quoted(data, choice.text, choice.passage_id, choice.citation));
+      if (heading) heading.textContent = data.game ? `Réponse · ${data.game.title}` : "Réponse";
+    });
+  }
+
+  function renderFound(data) {
+    const gameName = data.game ? data.game.title : "";
+    const unsure = !data.sure && data.choices && data.choices.length;
+    const title = unsure ? "Réponse probable" : "Réponse";
+    const heading = el("h2", { id: "result-heading", class: "eyebrow", tabindex: "-1",
+      text: gameName ? `${title} · ${gameName}` : title });
+    const slot = el("div", { class: "answer-slot" }, quoted(data, data.answer.text, data.answer.passage_id, data.answer.citation));
+    return [
+      heading,
+      slot,
+      unsure ? choicesFor(data, slot, heading) : seeAlso(data),
       commonMistake(data),
       feedback(data, api, "/api/feedback"),
       data.game_detected && gameName
@@ -163,10 +184,13 @@
 
   function renderNotFound(data) {
     const which = data.refusal && data.refusal.reason === "ambiguous_game";
+    const slot = el("div", { class: "answer-slot" }); // where a tapped choice is quoted
     return [
       el("div", { class: "notice" },
         el("h2", { id: "result-heading", tabindex: "-1", text: which ? "Quel jeu ?" : "Ce n'est pas dans les règles" }),
         el("p", { text: refusalText(data) }),
+        choicesFor(data, slot, null),
+        slot,
         RulesqaCore.gameChoices(data, (game) => {
           picker.choose(game);
           saveGame(game.id);
@@ -230,10 +254,12 @@
       const data = await api("/api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ question: ui.question.value, game: ui.game.value || null, client: "page" }),
+        body: JSON.stringify({ question: ui.question.value, game: ui.game.value || null, client: "page",
+          previous: lastTurn }),
         signal: controller.signal,
       });
       showResult(data);
+      lastTurn = turnOf(data);
       // Announced; visually the result speaks for itself.
       ui.status.textContent = data.found ? data.message : refusalText(data);
     } catch (err) {
@@ -319,6 +345,7 @@
   ui.game.addEventListener("change", () => {
     saveGame(ui.game.value);
     renderGameCard();
+    lastTurn = null; // another game: a new conversation
   });
   ui.form.addEventListener("submit", ask);
   sendOnEnter(ui.question, ui.form);

@@ -444,6 +444,42 @@ const RulesqaCore = (() => {
     return { load, choose };
   }
 
+  // "Tu parles de… ?": when the best passage is not sure, the answer offers the best few. Each is a button
+  // (its title or first words, and its citation); a tap shows that passage's answer through `show(choice)`,
+  // marks it pressed, and tells POST /api/choice at `path` which one the player meant (a confirmed pair for
+  // the questions log). The first is the best guess, shown already. Announced through the group's status.
+  function choices(data, api, path, show) {
+    if (!data.choices || !data.choices.length) return null;
+    const status = el("span", { class: "visually-hidden", role: "status", "aria-live": "polite" });
+    const buttons = data.choices.map((choice) => {
+      // The best guess is what a found answer shows already: pressed. A refusal shows none yet.
+      const button = el("button", { type: "button", class: "choice", "aria-pressed": String(choice.best && data.found),
+        "data-passage": choice.passage_id },
+      el("span", { class: "choice-label", text: choice.label }),
+      el("span", { class: "choice-source", text: choice.short_citation || choice.citation }));
+      button.addEventListener("click", () => {
+        for (const other of buttons) other.setAttribute("aria-pressed", String(other === button));
+        show(choice);
+        status.textContent = `Passage choisi : ${choice.citation}. ${choice.text}`;
+        if (data.ask_id) {
+          api(path, { method: "POST", headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ ask_id: data.ask_id, passage_id: choice.passage_id }) }).catch(() => {
+            // Only the questions log misses it: the player has the passage.
+          });
+        }
+      });
+      return button;
+    });
+    return el("div", { class: "choices", role: "group", "aria-label": "Tu parles de… ?" },
+      el("p", { class: "choices-label", "aria-hidden": "true", text: "Tu parles de… ?" }),
+      el("ul", {}, ...buttons.map((b) => el("li", {}, b))), status);
+  }
+
+  // The conversation's previous turn for a follow-up ("et à deux ?"): the question and its answer's game.
+  function turnOf(data) {
+    return data && data.game ? { question: data.question, game: data.game.id } : null;
+  }
+
   // "Précisez le jeu : A, B ou C ?": the likeliest games as buttons; `pick(game)` asks again with it.
   function gameChoices(data, pick) {
     const games = (data.refusal && data.refusal.reason === "ambiguous_game" && data.refusal.games) || [];
@@ -459,6 +495,6 @@ const RulesqaCore = (() => {
   return {
     el, icon, addStyles, keepFocus, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
     passageChip, citedChip, seeAlso, commonMistake, refusalText, feedback, enableViewer, closePage,
-    gamePicker, gameChoices,
+    gamePicker, gameChoices, choices, turnOf,
   };
 })();

@@ -128,6 +128,16 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
 .picker .game-search[hidden] { display: none; }
 .game-choices { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
 .game-choice { min-height: 36px; padding: 4px 12px; border: 0; border-radius: 999px; background: var(--accent); color: var(--accent-ink); font-weight: 650; cursor: pointer; }
+.choices { margin-top: 10px; }
+.choices-label { font-weight: 700; }
+.choices ul { display: grid; gap: 6px; margin: 6px 0 0; padding: 0; list-style: none; }
+.choice {
+  display: flex; align-items: center; justify-content: space-between; gap: 8px; width: 100%; min-height: 40px;
+  padding: 6px 10px; border: 1.5px solid var(--line); border-radius: 10px; background: var(--bg); color: var(--ink);
+  font: inherit; font-size: 13.5px; text-align: left; cursor: pointer;
+}
+.choice[aria-pressed="true"] { border-color: var(--ink); box-shadow: inset 3px 0 0 var(--ink); }
+.choice-source { flex: none; font-size: 12px; font-weight: 700; color: var(--muted); }
 
 .log:focus-visible { outline-offset: -3px; }
 .log { flex: 1; overflow-y: auto; padding: 16px 14px 8px; display: flex; flex-direction: column; gap: 10px; background: var(--bg); overscroll-behavior: contain; }
@@ -339,22 +349,41 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       el("ol", {}, ...data.passages.map(passageItem)));
   }
 
-  function answerBubble(data) {
+  // The quoted text and its chip: the answer's, or the choice the player tapped.
+  function quoted(data, text, passageId, citation) {
     const title = data.game ? data.game.title : "";
+    return el("div", { class: "quoted" },
+      el("p", { class: "answer", text }),
+      el("div", { class: "meta" }, citedChip(data, passageId, citation),
+        el("span", { text: data.game_detected && title ? `${title} (reconnu)` : title })));
+  }
+
+  function choicesFor(data, slot) {
+    return RulesqaCore.choices(data, api, "api/choice", (choice) => {
+      slot.replaceChildren(quoted(data, choice.text, choice.passage_id, choice.citation));
+    });
+  }
+
+  function answerBubble(data) {
     if (data.found && data.answer) {
+      const unsure = !data.sure && data.choices && data.choices.length;
+      const slot = el("div", { class: "answer-slot" }, quoted(data, data.answer.text, data.answer.passage_id,
+        data.answer.citation));
       return el("div", { class: "bubble bot" },
-        el("p", { class: "answer", text: data.answer.text }),
-        el("div", { class: "meta" }, citedChip(data, data.answer.passage_id, data.answer.citation),
-          el("span", { text: data.game_detected && title ? `${title} (reconnu)` : title })),
-        seeAlso(data),
+        unsure ? el("p", { class: "verdict", text: "Réponse probable :" }) : null,
+        slot,
+        unsure ? choicesFor(data, slot) : seeAlso(data),
         commonMistake(data),
         feedback(data, api, "api/feedback"),
         sources(data, "Passages du livret"));
     }
     const which = data.refusal && data.refusal.reason === "ambiguous_game";
+    const slot = el("div", { class: "answer-slot" }); // where a tapped choice is quoted
     return el("div", { class: "bubble bot missing" },
       el("p", { class: "verdict", text: which ? "Quel jeu ?" : "Ce n'est pas dans les règles." }),
       el("p", { text: refusalText(data) }),
+      choicesFor(data, slot),
+      slot,
       feedback(data, api, "api/feedback"),
       RulesqaCore.gameChoices(data, (game) => {
         if (busy) return;
@@ -391,6 +420,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   }
 
   let busy = false;
+  let lastTurn = null; // the previous question and its answer's game, sent with the next one (a follow-up)
 
   async function ask(question) {
     busy = true;
@@ -406,10 +436,11 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       const data = await api("api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ question, game: currentGame() || null, client: "widget" }),
+        body: JSON.stringify({ question, game: currentGame() || null, client: "widget", previous: lastTurn }),
         signal: controller.signal,
       });
       reply = answerBubble(data);
+      lastTurn = RulesqaCore.turnOf(data);
     } catch (err) {
       reply = errorBubble(failure(err));
       // The game picked is no longer served (404 unknown_game): unpicked, the list asked again.
@@ -489,6 +520,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   sendOnEnter(input, form);
   gameSelect.addEventListener("change", () => {
     updateSubtitle();
+    lastTurn = null; // another game: a new conversation
     addBubble(el("div", { class: "bubble bot" },
       el("p", { text: gameSelect.value ? `Jeu choisi : ${gameTitle(gameSelect.value)}.` : "Je reconnaîtrai le jeu dans la question." })));
   });
