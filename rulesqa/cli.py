@@ -98,23 +98,28 @@ def index(
     corpus: Optional[Path] = CorpusOpt,
     out: Optional[Path] = typer.Option(None, "--out", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR)."),
     model: Optional[str] = ModelOpt,
-    no_adapt: bool = typer.Option(False, "--no-adapt", help="Sans adapter e5 au corpus (modèle de base)."),
+    adapt: Optional[bool] = typer.Option(
+        None, "--adapt/--no-adapt",
+        help="Adapter e5 au corpus avant d'indexer (défaut : $RULESQA_ADAPT, non) ; --no-adapt : modèle de base."),
     quiet: bool = typer.Option(False, "--quiet", help="Sans barre de progression."),
     game: Optional[str] = typer.Option(None, "--game", help="Ajouter ou remplacer ce seul jeu (id) dans l'index "
                                        "existant, avec son modèle."),
     remove: Optional[str] = typer.Option(None, "--remove", help="Retirer ce seul jeu (id) de l'index existant."),
 ):
-    """Construire l'index (FAISS + BM25 français) du corpus, avec e5 adapté au corpus ; réutilise les
-    embeddings inchangés et le modèle adapté tant que le corpus ne change pas."""
+    """Construire l'index (FAISS + BM25 français) du corpus ; il contient son modèle (e5, ou e5 adapté au
+    corpus avec --adapt). Réutilise les embeddings inchangés, et le modèle adapté tant que le corpus ne change
+    pas. Un autre processus qui construit le même index est attendu."""
     from indexer.build import build_index
+    from indexer.locks import index_locked
 
-    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=False if no_adapt else None)
+    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=adapt)
     if game or remove:
         from rulesqa.update import update_one
 
         return update_one(conf, game, remove, run, fail)
-    embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
-    result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
+    with index_locked(conf.index_dir):  # the model and the index it goes into, as one build
+        embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
+        result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
     stats, info = result.stats, result.manifest.corpus
     per_game = ", ".join(f"{g} {n}" for g, n in info.passages_per_game.items())
     typer.echo(f"{info.passages} passages ({per_game}) ; {stats.encoded} encodés, {stats.reused} réutilisés ; "

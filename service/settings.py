@@ -66,22 +66,31 @@ class Settings(BaseSettings):
         return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
 
     def corpus_embedder(self, progress: bool = False, corpus: tuple | None = None):
-        """The model to index the corpus with: e5-small adapted to it unless `adapt` is off; a model
-        named by RULESQA_MODEL is used as it is. `corpus`: the corpus as `load_passages` read it, if read."""
+        """The model to index the corpus with: e5-small, adapted to the corpus when `adapt` is on (an
+        adaptation the index at `index_dir` already holds is reused); a model named by RULESQA_MODEL is
+        used as it is. `corpus`: the corpus as `load_passages` read it, if read."""
         if self.model:
             return self.embedder()
         from indexer.adaptation import corpus_embedder
 
         return corpus_embedder(self.corpus_dir, self.model_dir, threads=self.threads, adapt=self.adapt,
-                               progress=progress, corpus=corpus)
+                               progress=progress, corpus=corpus, index_dir=self.index_dir)
 
     def index_embedder(self):
-        """The model to answer with: the one the index at `index_dir` was built with."""
+        """The model to answer with: the one inside the index at `index_dir` (or RULESQA_MODEL, when set)."""
         if self.model:
             return self.embedder()
         from indexer.adaptation import index_embedder
 
-        return index_embedder(self.index_dir, self.model_dir, threads=self.threads)
+        return index_embedder(self.index_dir, threads=self.threads)
+
+    def build_environment(self) -> dict[str, str]:
+        """These settings as RULESQA_* variables, for a child process (`rulesqa index`) that must build
+        what this process would (service/startup.py)."""
+        values = {"index_dir": self.index_dir, "corpus_dir": self.corpus_dir, "model_dir": self.model_dir,
+                  "cache_dir": self.cache_dir, "threads": self.threads, "adapt": str(self.adapt).lower(),
+                  "model": self.model}
+        return {PREFIX + name.upper(): str(value) for name, value in values.items() if value is not None}
 
 
 def load_settings(**overrides) -> Settings:
