@@ -241,7 +241,8 @@ def serve(
     corpus: Optional[Path] = CorpusOpt,
     model: Optional[str] = ModelOpt,
 ):
-    """Servir l'API, la page de table (/) et le widget (/widget.js). Construit modèle et index s'il le faut."""
+    """Servir l'API, la page de table (/) et le widget (/widget.js). Un index absent est construit d'abord,
+    un index périmé répond pendant sa reconstruction (dans un processus enfant dans les deux cas)."""
     import logging
 
     import uvicorn
@@ -251,17 +252,19 @@ def serve(
     sys.modules.setdefault("numba", None)
 
     from service.api.app import create_app
-    from service.startup import load_answerer
+    from service.startup import open_answerer
 
     # Our own lines (index builds, access log) at INFO; libraries' chatter (faiss's loader) only if it matters.
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("rulesqa").setLevel(logging.INFO)
     logging.getLogger("bm25s").setLevel(logging.WARNING)
     conf = settings(index_dir=index_dir, corpus_dir=corpus, model=model)
-    # Loaded before the server starts, so that an impossible start is one clear line and exit code 2.
-    answerer = run(lambda: load_answerer(conf))
+    # Loaded before the server starts, so that an impossible start is one clear line and exit code 2. A missing
+    # index is built first by a child process; a stale one answers while a child rebuilds it (service/startup.py).
+    opened = run(lambda: open_answerer(conf))
     typer.echo(f"rulesqa : http://{host}:{port}/ (API : /docs)", err=True)
-    uvicorn.run(create_app(conf, answerer), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(create_app(conf, opened.answerer, stale=opened.stale), host=host, port=port, access_log=False,
+                log_level="info")
 
 
 @app.command("eval")
