@@ -240,6 +240,8 @@ def serve(
     index_dir: Optional[Path] = IndexOpt,
     corpus: Optional[Path] = CorpusOpt,
     model: Optional[str] = ModelOpt,
+    http: str = typer.Option("auto", "--http", help="Analyseur HTTP d'uvicorn : auto (httptools), h11, httptools."),
+    loop: str = typer.Option("auto", "--loop", help="Boucle d'événements d'uvicorn : auto (uvloop), asyncio, uvloop."),
 ):
     """Servir l'API, la page de table (/) et le widget (/widget.js). Un index absent est construit d'abord,
     un index périmé répond pendant sa reconstruction (dans un processus enfant dans les deux cas)."""
@@ -247,6 +249,8 @@ def serve(
 
     import uvicorn
 
+    if http not in ("auto", "h11", "httptools") or loop not in ("auto", "asyncio", "uvloop"):
+        fail(f"--http {http} --loop {loop} : --http auto, h11 ou httptools ; --loop auto, asyncio ou uvloop")
     # bm25s imports numba whenever it is installed (ranx, for the eval, installs it); the service scores BM25
     # with bm25s's numpy code, and numba's LLVM would add about 65 MiB to the server for nothing.
     sys.modules.setdefault("numba", None)
@@ -264,7 +268,7 @@ def serve(
     opened = run(lambda: open_answerer(conf))
     typer.echo(f"rulesqa : http://{host}:{port}/ (API : /docs)", err=True)
     uvicorn.run(create_app(conf, opened.answerer, stale=opened.stale), host=host, port=port, access_log=False,
-                log_level="info")
+                log_level="info", http=http, loop=loop)
 
 
 @app.command("eval")
@@ -278,6 +282,9 @@ def evaluate(
     leave_one_game_out: bool = typer.Option(
         False, "--leave-one-game-out",
         help="Aussi : adapter le modèle sans chaque jeu et mesurer ce jeu (quelques minutes)."),
+    compare_adapt: bool = typer.Option(
+        False, "--compare-adapt",
+        help="Comparer le modèle de base et le modèle adapté au corpus (deux index temporaires, test apparié)."),
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
 ):
@@ -289,6 +296,10 @@ def evaluate(
     if mode not in (*MODES, "all"):
         fail(f"mode inconnu « {mode} » ({', '.join(MODES)} ou all)")
     gold = run(lambda: load_questions(questions or split))
+    if compare_adapt:
+        if calibrate or model or leave_one_game_out:
+            fail("--compare-adapt compare les deux modèles e5 : sans --calibrate, --model ni --leave-one-game-out")
+        return _compare_adapt(settings(), gold, as_json)
     if calibrate:
         from eval.tune import check_dev_only
 
@@ -324,16 +335,39 @@ def evaluate(
 
 
 def _leave_one_game_out(conf, answerer, gold) -> dict:
-    import tempfile
+    import shutil
 
     from eval.logo import leave_one_game_out
+    from indexer.atomic import scratch_dir
     from indexer.e5 import ensure_model
 
-    # Model folders of about 1 GB each, removed once measured: a temporary folder beside the models.
-    conf.model_dir.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".logo-", dir=conf.model_dir.parent) as work:
-        return leave_one_game_out(ensure_model(conf.model_dir), conf.corpus_dir, gold, Path(work),
+    # Model folders of about 100 MB each, removed once measured: a scratch folder beside the models (that of
+    # a killed run is removed by the next build, indexer/locks.py).
+    work = scratch_dir(conf.model_dir.parent, "logo")
+    try:
+        return leave_one_game_out(ensure_model(conf.model_dir), conf.corpus_dir, gold, work,
                                   answerer.calibration.fusion, conf.threads, progress=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _compare_adapt(conf, gold, as_json: bool) -> None:
+    """`rulesqa eval --compare-adapt`: both indexes in a scratch folder beside the models, removed after."""
+    import shutil
+
+    from eval.compare_adapt import compare_adaptation, format_report
+    from indexer.atomic import scratch_dir
+
+    work = scratch_dir(conf.model_dir.parent, "compare")
+    try:
+        result = run(lambda: compare_adaptation(conf.corpus_dir, conf.model_dir, gold, work, conf.threads,
+                                                progress=True))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(format_report(result))
 
 
 def _calibrate(answerer, embedder, gold) -> None:
