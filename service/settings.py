@@ -36,7 +36,9 @@ class Settings(BaseSettings):
     batch_max: int = Field(16, ge=1, le=256, description="Questions encodées ensemble au plus (1 : sans lots).")
     batch_wait_ms: float = Field(0.0, ge=0, le=50, description="Attente pour remplir un lot (0 : aucune).")
     build_index_if_missing: bool = True
-    adapt: bool = Field(True, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
+    # Off by default: on the test split the adapted model did not beat the base one significantly (paired
+    # test, `rulesqa eval --compare-adapt`, docs/EVAL.md); `rulesqa index --adapt` turns it on for one build.
+    adapt: bool = Field(False, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
     # The questions log (service/log/): no IP address, user agent or cookie is ever stored.
     log_questions: bool = Field(True, description="Enregistrer les questions et les avis.")
     retention_days: int = Field(90, ge=1, le=3650, description="Jours de conservation du journal.")
