@@ -54,23 +54,25 @@ def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bo
     root = base_dir.parent
     with models_locked(root):
         remove_leftovers(root)
-        remove_unused_adaptations(root)
         base_dir = ensure_model(base_dir)
+        pairs = None
+        if adapt:
+            docs, passages = corpus if corpus is not None else load_passages(corpus_dir)
+            pairs = training_pairs(passages, [d.game for d in docs])
+        wanted = adapted_dir(root, base_fingerprint(base_dir), pairs_digest(pairs)) if pairs else None
+        remove_unused_adaptations(root, keep=wanted)  # never the one about to be used
         if not adapt:
             return load_embedder(None, model_dir=base_dir, threads=threads)
-        docs, passages = corpus if corpus is not None else load_passages(corpus_dir)
-        pairs = training_pairs(passages, [d.game for d in docs])
         if len(pairs) < MIN_PAIRS:
             _say(f"attention : le corpus ne donne que {len(pairs)} paires d'entraînement (il en faut {MIN_PAIRS}) ; "
                  "index construit avec le modèle de base, non adapté")
             return load_embedder(None, model_dir=base_dir, threads=threads)
-        base_fp = base_fingerprint(base_dir)
-        own = _own_model(index_dir, adapted_fingerprint(base_fp, pairs)) if index_dir is not None else None
+        own = (_own_model(index_dir, adapted_fingerprint(base_fingerprint(base_dir), pairs))
+               if index_dir is not None else None)
         if own is not None:
             return load_folder_embedder(own, threads)
-        out = adapted_dir(root, base_fp, pairs_digest(pairs))
-        adapt_model(base_dir, pairs, out, progress=progress, threads=threads)
-        return load_folder_embedder(out, threads)
+        adapt_model(base_dir, pairs, wanted, progress=progress, threads=threads)
+        return load_folder_embedder(wanted, threads)
 
 
 def _own_model(index_dir: Path, fingerprint: str) -> Path | None:
@@ -100,11 +102,13 @@ def cached_adaptations(models_root: Path) -> list[Path]:
     return sorted(f for f in Path(models_root).glob(f"{MODEL_NAME}{ADAPTED_SUFFIX}-*") if f.is_dir())
 
 
-def remove_unused_adaptations(models_root: Path) -> list[Path]:
-    """Remove the cached adapted folders that no index links (their graph has one link) and no running
-    process has loaded (indexer.locks.exclusive_if_unused). Call it holding the cache's lock."""
+def remove_unused_adaptations(models_root: Path, keep: Path | None = None) -> list[Path]:
+    """Remove the cached adapted folders (but `keep`) that no index links (their graph has one link) and no
+    running process has loaded (indexer.locks.exclusive_if_unused). Call it holding the cache's lock."""
     removed = []
     for folder in cached_adaptations(models_root):
+        if keep is not None and folder == Path(keep):
+            continue
         graph = folder / ONNX_FILE
         if graph.is_file() and graph.stat().st_nlink > 1:
             continue

@@ -25,6 +25,8 @@ def stubs(tmp_path, monkeypatch):
         return folder
 
     def adapt_model(base_dir, pairs, out, **kwargs):
+        if (out / "rulesqa_build.json").is_file():  # as the real one: an existing build is reused
+            return out
         trained.append((base_dir, len(pairs), out))
         return write_model(out, f"{BASE_ID}-adapted-{out.name[-12:]}", f"adapted-{len(pairs)}")
 
@@ -119,3 +121,11 @@ def test_an_index_without_its_model_is_refused_with_the_fix(stubs, tmp_path):
     graph.write_bytes(b"truncated")
     with pytest.raises(IndexMismatchError, match="n'est pas celui de son manifeste"):
         adaptation.index_embedder(tmp_path / "idx", threads=1)
+
+
+def test_the_cached_adaptation_a_build_asks_for_is_kept_and_reused(stubs, tmp_path):
+    base, trained = stubs
+    first = adaptation.corpus_embedder(CORPUS, base, threads=1, adapt=True)
+    first.close()  # its index was thrown away (an eval's scratch index): nothing links or holds it now
+    again = adaptation.corpus_embedder(CORPUS, base, threads=1, adapt=True)
+    assert len(trained) == 1 and again.path == trained[0][2]  # not removed before use, not trained again
