@@ -251,6 +251,11 @@ def serve(
 
     if http not in ("auto", "h11", "httptools") or loop not in ("auto", "asyncio", "uvloop"):
         fail(f"--http {http} --loop {loop} : --http auto, h11 ou httptools ; --loop auto, asyncio ou uvloop")
+    import importlib.util
+
+    for chosen in (http, loop):
+        if chosen in ("httptools", "uvloop") and importlib.util.find_spec(chosen) is None:
+            fail(f"{chosen} n'est pas installé (pip install {chosen}) ; « auto » prend ce qui est installé")
     # bm25s imports numba whenever it is installed (ranx, for the eval, installs it); the service scores BM25
     # with bm25s's numpy code, and numba's LLVM would add about 65 MiB to the server for nothing.
     sys.modules.setdefault("numba", None)
