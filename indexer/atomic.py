@@ -1,21 +1,39 @@
-"""Replacing a whole folder (an index, a model) so that readers never see it half-written."""
+"""Replacing a whole folder (an index, a model) so that readers never see it half-written, and scratch
+folders whose names say which process made them (indexer/locks.py removes those of dead processes)."""
 
+import ctypes
 import os
 import shutil
 import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
+
+# renameat2(2) flag: swap two paths in one step (Linux 3.15+, most local file systems).
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def scratch_prefix(label: str) -> str:
+    """The name prefix of a scratch folder: hidden, and carrying the process id, so that a later build
+    knows a leftover of a killed process from the folder of one still running."""
+    return f".{label}-{os.getpid()}-"
+
+
+def scratch_dir(parent: Path, label: str) -> Path:
+    """A new empty scratch folder `.LABEL-PID-XXXX` in `parent`, readable by the service user."""
+    Path(parent).mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=scratch_prefix(label), dir=parent))
+    folder.chmod(0o755)  # mkdtemp makes it private; the service user must read what is built here
+    return folder
 
 
 @contextmanager
 def folder_replaced(target: Path):
-    """Yield an empty temporary folder beside `target`; when the block ends without error, it becomes
-    `target`. On any error or interruption the temporary folder is removed and `target` is untouched."""
+    """Yield an empty temporary folder beside `target` (`.NAME.tmp-PID-XXXX`); when the block ends without
+    error, it becomes `target`. On any error or interruption the temporary folder is removed and `target`
+    is untouched; a process killed outright leaves it behind, for the next build to remove."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    tmp.chmod(0o755)  # mkdtemp makes it private; the service user must read what is built here
+    tmp = scratch_dir(target.parent, f"{target.name}.tmp")
     try:
         yield tmp
         _swap(tmp, target)
@@ -24,13 +42,36 @@ def folder_replaced(target: Path):
         raise
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically; False where the system cannot (then nothing happened)."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    return False
+
+
 def _swap(tmp: Path, target: Path) -> None:
+    # One atomic exchange where the system has it: `target` is never missing, and a kill at any point
+    # leaves either version in `target` and at most the other one in the temporary folder.
+    if target.exists() and _exchange(tmp, target):
+        _discard(tmp)
+        return
     # rename() cannot replace a non-empty folder: the old one is moved aside only once the new one is
     # complete, so the window without a folder is two syscalls long instead of a whole build.
     old = None
     if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}-{time.monotonic_ns()}")
+        old = scratch_dir(target.parent, f"{target.name}.old")
+        os.rmdir(old)
         os.replace(target, old)
     os.replace(tmp, target)
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        _discard(old)
+
+
+def _discard(folder: Path) -> None:
+    """Remove a replaced version (readers that opened its files keep them until they close them)."""
+    shutil.rmtree(folder, ignore_errors=True)

@@ -14,6 +14,7 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
+from indexer.locks import index_locked
 from indexer.passages import load_passages
 from indexer.store import CorpusInfo, EmbeddingInfo, Manifest, corpus_hash, embedding_text, lexical_text
 
@@ -117,8 +118,28 @@ def make_manifest(embedding: EmbeddingInfo, games, passages, dense_kind: str) ->
     )
 
 
+def model_source(embedder) -> Path | None:
+    """The model folder an index built with `embedder` holds (store.py, model/): the folder of ours the
+    embedder runs (the e5 folder, base or adapted, through onnxruntime). None for a model that is only
+    named: a sentence-transformers name or path (RULESQA_MODEL), or a test's fake."""
+    from indexer.e5.folder import MANIFEST, ONNX_FILE
+
+    path = getattr(embedder, "path", None)
+    if getattr(embedder, "backend", None) != "onnx" or path is None:
+        return None
+    path = Path(path)
+    return path if (path / MANIFEST).is_file() and (path / ONNX_FILE).is_file() else None
+
+
 def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = True) -> BuildResult:
-    """Build the index of `corpus` into `out` (atomically); returns its manifest and build statistics."""
+    """Build the index of `corpus` into `out` (atomically, under the folder's lock: a concurrent build of the
+    same folder waits); returns its manifest and build statistics. The embedder's model folder, when it is
+    one of ours (`model_source`), goes into the index, so that loading it needs nothing else."""
+    with index_locked(out):
+        return _build_index(corpus, Path(out), embedder, progress)
+
+
+def _build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool) -> BuildResult:
     started = time.perf_counter()
     docs, passages = load_passages(corpus)
     games = [doc.game for doc in docs]
@@ -135,6 +156,7 @@ def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = Tr
     tokens = [analyze(lexical_text(p, by_id[p.game])) for p in passages]
     lexical = lexical_index(tokens)
     manifest = make_manifest(embedding, games, passages, kind)
-    store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical, tokens), out)
+    store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical, tokens,
+                               model_dir=model_source(embedder)), out)
     stats = BuildStats(encoded, len(passages) - encoded, round(time.perf_counter() - started, 2), truncated)
-    return BuildResult(manifest, stats)
+    return BuildResult(store.read_manifest(out), stats)

@@ -56,3 +56,7 @@ class LogStoreError(RulesqaError):
 
 class PdfError(RulesqaError):
     """A rulebook PDF that cannot be imported: not a PDF, encrypted, corrupt, empty, without text."""
+
+
+class BuildError(RulesqaError):
+    """A build run in a child process (the server's `rulesqa index`) failed; its own message came first."""

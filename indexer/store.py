@@ -18,19 +18,40 @@
     lexical/        the bm25s index (its own plain files, BM25 parameters included)
     tokens.npz      the analysed terms of every passage (vocabulary, term ids, offsets): an update of one
                     game rebuilds the BM25 statistics of the shelf without analysing its text again
+    model/          the model the vectors were made with, when it is a model folder of ours (the e5
+                    folder, base or adapted: ONNX graph, tokenizer, configs, its own rulesqa_build.json);
+                    the manifest's `model` gives the digest of that folder's manifest and every file's size
 
-A save writes a sibling temporary folder and renames it into place, so an interrupted build leaves
-the previous index as it was. rows.npz, words.txt and centroid.npy are computed by `save` from what it
+An index folder is a complete, immutable artefact: loading it needs nothing outside it (its model
+included), so an index copied to /tmp or to another machine answers as it did, and indexing another
+corpus, running the tests or importing a PDF can never take its model away. The alternative, models
+named by digest in a shared store, needs a garbage collector that knows every index that may still name a
+model, wherever it lives; a model inside the folder needs none. The cost is disk only where the
+model cannot be shared: `save` hard-links the model's large files from the folder it was loaded from (the
+build cache under var/models, or the previous version of the index) when both are on one file system,
+which costs no space, and copies them otherwise (71 MB for the base model, 98 MB adapted). Model files
+are never modified in place (every model folder is written whole and renamed into place), so a link is
+as good as a copy; small files are always copied. `model_folder` checks, cheaply, that the folder is the
+one the manifest names (manifest digest, file sizes). A model given by name (RULESQA_MODEL: any
+sentence-transformers name or path, or a test's fake) is not copied: the manifest names it by id and
+fingerprint only, and whoever loads the index must supply it.
+
+A save writes a sibling temporary folder and renames it into place (an atomic exchange where the system
+has one), under the folder's advisory lock (indexer/locks.py), so an interrupted build leaves
+the previous index as it was, and the next save removes what a killed one left. rows.npz, words.txt and centroid.npy are computed by `save` from what it
 writes, so they always describe it; `load` reads them and leaves the passages and vectors on disk. `check_compatible` refuses an index whose vectors or terms were made
 by another model, passage template or analyzer than the ones asking.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import shutil
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -38,14 +59,19 @@ import numpy as np
 from indexer.analysis import ANALYZER_VERSION, folded_words
 from indexer.atomic import folder_replaced
 from indexer.corpus import SOURCE_KEYS, Game
+from indexer.e5.folder import MANIFEST as MODEL_MANIFEST
 from indexer.errors import IndexMismatchError
+from indexer.locks import index_locked, remove_leftovers
 from indexer.passage_file import PassageFile
 from indexer.passages import Passage
 
-# 5: rows.npz, words.txt and centroid.npy; passages are read from disk when needed.
-FORMAT_VERSION = 5
+# 5: rows.npz, words.txt and centroid.npy; passages are read from disk when needed. 6: the model inside (model/).
+FORMAT_VERSION = 6
 FILES = ("manifest.json", "passages.jsonl", "rows.npz", "words.txt", "centroid.npy", "games.json", "vectors.npy",
          "dense.faiss", "lexical", "tokens.npz")
+MODEL_DIR = "model"
+# Model files at least this large are hard-linked into the index when they can be; smaller ones are copied.
+LINK_MIN_BYTES = 1 << 20
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
 # Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
 PASSAGE_TEMPLATE = 1
@@ -102,6 +128,14 @@ class CorpusInfo:
 
 
 @dataclass(frozen=True)
+class ModelInfo:
+    """The model folder inside the index (model/), as `save` placed it."""
+
+    digest: str  # sha256 of the folder's own manifest (rulesqa_build.json), which holds every file's sha256
+    files: dict[str, int]  # every file of the folder (relative path) and its size in bytes
+
+
+@dataclass(frozen=True)
 class Manifest:
     embedding: EmbeddingInfo
     corpus: CorpusInfo
@@ -109,13 +143,16 @@ class Manifest:
     built_at: str
     analyzer: int = ANALYZER_VERSION
     format_version: int = FORMAT_VERSION
+    model: ModelInfo | None = None  # set by `save` when the model is inside the index; None: named only
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Manifest:
-        return cls(**{**data, "embedding": EmbeddingInfo(**data["embedding"]), "corpus": CorpusInfo(**data["corpus"])})
+        model = data.get("model")
+        return cls(**{**data, "embedding": EmbeddingInfo(**data["embedding"]), "corpus": CorpusInfo(**data["corpus"]),
+                      "model": ModelInfo(**model) if model is not None else None})
 
     def check_compatible(self, embedder) -> None:
         """Refuse an index built by other code or another model: its scores would be meaningless."""
@@ -156,6 +193,9 @@ class IndexData:
     rows: Rows | None = None
     words: frozenset[str] | None = None
     centroid: np.ndarray | None = None
+    # The model folder: for save, the one to place in the index (None: the model is only named); set by load
+    # to the index's own model/ when it has one (`model_folder` checks it before a model is loaded from it).
+    model_dir: Path | None = None
 
 
 def centroid(vectors: np.ndarray) -> np.ndarray:
@@ -176,22 +216,85 @@ def game_from_dict(data: dict) -> Game:
 
 
 def save(index: IndexData, target: Path) -> Path:
+    """Write `index` as the folder `target`, replacing any previous version at once; `index.model_dir`, when
+    set, is placed in it as model/ and recorded in the manifest (`index.manifest.model` is ignored). Holds
+    the folder's lock (reentrant: a build already holding it goes on) and first removes what a killed
+    save of the same folder left."""
     import faiss
 
-    with folder_replaced(target) as tmp:
-        (tmp / "manifest.json").write_text(json.dumps(index.manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
-        tokens = _save_passages(tmp, index.passages, index.games)
-        tokens.update(w for g in index.games for w in " ".join([g.title, g.id, *g.aliases]).split())
-        (tmp / "words.txt").write_text("\n".join(sorted(folded_words(tokens))), "utf-8")
-        games = [asdict(g) for g in index.games]
-        (tmp / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
-        vectors = np.asarray(index.vectors, dtype=np.float16)
-        np.save(tmp / "vectors.npy", vectors, allow_pickle=False)
-        np.save(tmp / "centroid.npy", centroid(vectors), allow_pickle=False)
-        faiss.write_index(index.dense, str(tmp / "dense.faiss"))
-        index.lexical.save(str(tmp / "lexical"), show_progress=False)
-        _save_tokens(tmp / "tokens.npz", index.tokens)
-    return Path(target)
+    target = Path(target)
+    with index_locked(target):
+        remove_leftovers(target.parent, target.name)
+        with folder_replaced(target) as tmp:
+            _save_files(index, tmp, faiss)
+    return target
+
+
+def _save_files(index: IndexData, tmp: Path, faiss) -> None:
+    model = _place_model(Path(index.model_dir), tmp / MODEL_DIR) if index.model_dir is not None else None
+    manifest = replace(index.manifest, model=model)
+    (tmp / "manifest.json").write_text(json.dumps(manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
+    tokens = _save_passages(tmp, index.passages, index.games)
+    tokens.update(w for g in index.games for w in " ".join([g.title, g.id, *g.aliases]).split())
+    (tmp / "words.txt").write_text("\n".join(sorted(folded_words(tokens))), "utf-8")
+    games = [asdict(g) for g in index.games]
+    (tmp / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
+    vectors = np.asarray(index.vectors, dtype=np.float16)
+    np.save(tmp / "vectors.npy", vectors, allow_pickle=False)
+    np.save(tmp / "centroid.npy", centroid(vectors), allow_pickle=False)
+    faiss.write_index(index.dense, str(tmp / "dense.faiss"))
+    index.lexical.save(str(tmp / "lexical"), show_progress=False)
+    _save_tokens(tmp / "tokens.npz", index.tokens)
+
+
+def _place_model(source: Path, dest: Path) -> ModelInfo:
+    """Put the model folder `source` at `dest`: large files hard-linked where the file system allows it,
+    copied otherwise; returns what the manifest records of it."""
+    manifest = source / MODEL_MANIFEST
+    if not manifest.is_file():
+        raise IndexMismatchError(f"dossier de modèle sans {MODEL_MANIFEST} : {source}")
+    files = sorted(p for p in source.rglob("*") if p.is_file())
+    for path in files:
+        out = dest / path.relative_to(source)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if path.stat().st_size >= LINK_MIN_BYTES:
+            try:
+                os.link(path, out)
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+                    raise
+        shutil.copyfile(path, out)
+    for p in [dest, *dest.rglob("*")]:
+        if p.is_dir():
+            p.chmod(0o755)
+    return model_info(dest)
+
+
+def model_info(folder: Path) -> ModelInfo:
+    """Digest of a model folder's manifest and the size of each of its files."""
+    folder = Path(folder)
+    digest = hashlib.sha256((folder / MODEL_MANIFEST).read_bytes()).hexdigest()
+    files = {p.relative_to(folder).as_posix(): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()}
+    return ModelInfo(digest, files)
+
+
+def model_folder(folder: Path, manifest: Manifest | None = None) -> Path | None:
+    """The index's own model folder, checked against its manifest (the model folder's manifest digest, and
+    every file there with its size: a few stat calls, no hashing of the weights); None when the index only
+    names its model. A folder that does not match is an IndexMismatchError."""
+    folder = Path(folder)
+    manifest = manifest or read_manifest(folder)
+    if manifest.model is None:
+        return None
+    model = folder / MODEL_DIR
+    try:
+        actual = model_info(model)
+    except OSError as exc:
+        raise IndexMismatchError(f"modèle de l'index illisible dans {model} ({exc}) : {REBUILD_HINT}") from None
+    if actual != manifest.model:
+        raise IndexMismatchError(f"le modèle de l'index dans {model} n'est pas celui de son manifeste : {REBUILD_HINT}")
+    return model
 
 
 def _save_passages(folder: Path, passages: Sequence[Passage], games: list[Game]) -> set[str]:
@@ -252,7 +355,7 @@ def read_manifest(folder: Path) -> Manifest:
         manifest = Manifest.from_dict(data)
     except (TypeError, KeyError) as exc:
         raise IndexMismatchError(f"manifeste invalide ({exc}) dans {folder} : {REBUILD_HINT}") from None
-    missing = [name for name in FILES if not (folder / name).exists()]
+    missing = [name for name in FILES + ((MODEL_DIR,) if manifest.model else ()) if not (folder / name).exists()]
     if missing:
         raise IndexMismatchError(f"index incomplet dans {folder} (manque {', '.join(missing)}) : {REBUILD_HINT}")
     return manifest
@@ -281,7 +384,8 @@ def load(folder: Path) -> IndexData:
     if not (len(passages) == len(rows.game) == len(rows.section) == vectors.shape[0] == dense.ntotal
             and mean.shape == vectors.shape[1:]):
         raise IndexMismatchError(f"index incohérent dans {folder} (tailles différentes) : {REBUILD_HINT}")
-    return IndexData(manifest, passages, games, vectors, dense, lexical, rows=rows, words=words, centroid=mean)
+    return IndexData(manifest, passages, games, vectors, dense, lexical, rows=rows, words=words, centroid=mean,
+                     model_dir=folder / MODEL_DIR if manifest.model else None)
 
 
 def load_vectors_for_reuse(folder: Path, embedding: EmbeddingInfo) -> dict[str, np.ndarray]:

@@ -5,8 +5,9 @@ analysed again); only the BM25 statistics, which are the shelf's (document frequ
 and the dense index are recomputed from them. The new version is written beside the old one and renamed
 into place (store.save), so a service answering from the old version never reads a half-written one,
 and picks the new one up on reload (POST /api/admin/reload). The game's rows go to the end of the index:
-each game stays one row range. The index's model is kept: adapting e5 to the changed corpus is what a
-full `rulesqa index` does.
+each game stays one row range. The index's model is kept (its model/ folder is linked into the new
+version): an update never adapts e5 again; adapting it to the changed corpus is what a full
+`rulesqa index --adapt` does. An update holds the folder's lock, as a build does.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
-from indexer.build import dense_index, embed_passages, lexical_index, make_manifest
+from indexer.build import dense_index, embed_passages, lexical_index, make_manifest, model_source
 from indexer.corpus import corpus_files, read_game
 from indexer.errors import CorpusError, UnknownGameError
+from indexer.locks import index_locked
 from indexer.passages import passages_of
 from indexer.store import EmbeddingInfo, embedding_text, lexical_text
 
@@ -53,7 +55,13 @@ def game_file(corpus: Path, game_id: str) -> Path:
 
 
 def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = None, remove: bool = False) -> UpdateResult:
-    """Replace (or add) the game `game_id` from its corpus file, or remove it; returns the new manifest."""
+    """Replace (or add) the game `game_id` from its corpus file, or remove it; returns the new manifest.
+    `embedder` must be the index's own model (`indexer.adaptation.index_embedder`)."""
+    with index_locked(index_dir):
+        return _update_game(Path(index_dir), embedder, game_id, corpus, remove)
+
+
+def _update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None, remove: bool) -> UpdateResult:
     started = time.perf_counter()
     data = store.load(index_dir)
     data.manifest.check_compatible(embedder)
@@ -83,5 +91,9 @@ def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = N
         added = len(new)
     dense, kind = dense_index(np.ascontiguousarray(vectors, dtype=np.float32))
     manifest = make_manifest(EmbeddingInfo.of(embedder), games, passages, kind)
-    store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical_index(tokens), tokens), index_dir)
+    # The model the embedder runs: the index's own model/ (linked into the new version), or a named one.
+    model = data.model_dir or model_source(embedder)
+    store.save(store.IndexData(manifest, passages, games, vectors, dense, lexical_index(tokens), tokens,
+                               model_dir=model), index_dir)
+    manifest = store.read_manifest(index_dir)
     return UpdateResult(manifest, game_id, len(old_rows), added, encoded, round(time.perf_counter() - started, 2))

@@ -98,23 +98,28 @@ def index(
     corpus: Optional[Path] = CorpusOpt,
     out: Optional[Path] = typer.Option(None, "--out", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR)."),
     model: Optional[str] = ModelOpt,
-    no_adapt: bool = typer.Option(False, "--no-adapt", help="Sans adapter e5 au corpus (modèle de base)."),
+    adapt: Optional[bool] = typer.Option(
+        None, "--adapt/--no-adapt",
+        help="Adapter e5 au corpus avant d'indexer (défaut : $RULESQA_ADAPT, non) ; --no-adapt : modèle de base."),
     quiet: bool = typer.Option(False, "--quiet", help="Sans barre de progression."),
     game: Optional[str] = typer.Option(None, "--game", help="Ajouter ou remplacer ce seul jeu (id) dans l'index "
                                        "existant, avec son modèle."),
     remove: Optional[str] = typer.Option(None, "--remove", help="Retirer ce seul jeu (id) de l'index existant."),
 ):
-    """Construire l'index (FAISS + BM25 français) du corpus, avec e5 adapté au corpus ; réutilise les
-    embeddings inchangés et le modèle adapté tant que le corpus ne change pas."""
+    """Construire l'index (FAISS + BM25 français) du corpus ; il contient son modèle (e5, ou e5 adapté au
+    corpus avec --adapt). Réutilise les embeddings inchangés, et le modèle adapté tant que le corpus ne change
+    pas. Un autre processus qui construit le même index est attendu."""
     from indexer.build import build_index
+    from indexer.locks import index_locked
 
-    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=False if no_adapt else None)
+    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=adapt)
     if game or remove:
         from rulesqa.update import update_one
 
         return update_one(conf, game, remove, run, fail)
-    embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
-    result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
+    with index_locked(conf.index_dir):  # the model and the index it goes into, as one build
+        embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
+        result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
     stats, info = result.stats, result.manifest.corpus
     per_game = ", ".join(f"{g} {n}" for g, n in info.passages_per_game.items())
     typer.echo(f"{info.passages} passages ({per_game}) ; {stats.encoded} encodés, {stats.reused} réutilisés ; "
@@ -236,28 +241,40 @@ def serve(
     index_dir: Optional[Path] = IndexOpt,
     corpus: Optional[Path] = CorpusOpt,
     model: Optional[str] = ModelOpt,
+    http: str = typer.Option("auto", "--http", help="Analyseur HTTP d'uvicorn : auto (httptools), h11, httptools."),
+    loop: str = typer.Option("auto", "--loop", help="Boucle d'événements d'uvicorn : auto (uvloop), asyncio, uvloop."),
 ):
-    """Servir l'API, la page de table (/) et le widget (/widget.js). Construit modèle et index s'il le faut."""
+    """Servir l'API, la page de table (/) et le widget (/widget.js). Un index absent est construit d'abord,
+    un index périmé répond pendant sa reconstruction (dans un processus enfant dans les deux cas)."""
     import logging
 
     import uvicorn
 
+    if http not in ("auto", "h11", "httptools") or loop not in ("auto", "asyncio", "uvloop"):
+        fail(f"--http {http} --loop {loop} : --http auto, h11 ou httptools ; --loop auto, asyncio ou uvloop")
+    import importlib.util
+
+    for chosen in (http, loop):
+        if chosen in ("httptools", "uvloop") and importlib.util.find_spec(chosen) is None:
+            fail(f"{chosen} n'est pas installé (pip install {chosen}) ; « auto » prend ce qui est installé")
     # bm25s imports numba whenever it is installed (ranx, for the eval, installs it); the service scores BM25
     # with bm25s's numpy code, and numba's LLVM would add about 65 MiB to the server for nothing.
     sys.modules.setdefault("numba", None)
 
     from service.api.app import create_app
-    from service.startup import load_answerer
+    from service.startup import open_answerer
 
     # Our own lines (index builds, access log) at INFO; libraries' chatter (faiss's loader) only if it matters.
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("rulesqa").setLevel(logging.INFO)
     logging.getLogger("bm25s").setLevel(logging.WARNING)
     conf = settings(index_dir=index_dir, corpus_dir=corpus, model=model)
-    # Loaded before the server starts, so that an impossible start is one clear line and exit code 2.
-    answerer = run(lambda: load_answerer(conf))
+    # Loaded before the server starts, so that an impossible start is one clear line and exit code 2. A missing
+    # index is built first by a child process; a stale one answers while a child rebuilds it (service/startup.py).
+    opened = run(lambda: open_answerer(conf))
     typer.echo(f"rulesqa : http://{host}:{port}/ (API : /docs)", err=True)
-    uvicorn.run(create_app(conf, answerer), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(create_app(conf, opened.answerer, stale=opened.stale), host=host, port=port, access_log=False,
+                log_level="info", http=http, loop=loop)
 
 
 @app.command("eval")
@@ -276,6 +293,9 @@ def evaluate(
     reranker: Optional[Path] = typer.Option(
         None, "--reranker", help="Dossier d'un cross-encoder (défaut : $RULESQA_RERANKER) : mesuré avec et sans ; "
         "avec --calibrate, calibré pour lui."),
+    compare_adapt: bool = typer.Option(
+        False, "--compare-adapt",
+        help="Comparer le modèle de base et le modèle adapté au corpus (deux index temporaires, test apparié)."),
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
 ):
@@ -287,6 +307,10 @@ def evaluate(
     if mode not in (*MODES, "all"):
         fail(f"mode inconnu « {mode} » ({', '.join(MODES)} ou all)")
     gold = run(lambda: load_questions(questions or split))
+    if compare_adapt:
+        if calibrate or model or leave_one_game_out:
+            fail("--compare-adapt compare les deux modèles e5 : sans --calibrate, --model ni --leave-one-game-out")
+        return _compare_adapt(settings(), gold, as_json)
     if calibrate:
         from eval.tune import check_dev_only
 
@@ -333,16 +357,39 @@ def evaluate(
 
 
 def _leave_one_game_out(conf, answerer, gold) -> dict:
-    import tempfile
+    import shutil
 
     from eval.logo import leave_one_game_out
+    from indexer.atomic import scratch_dir
     from indexer.e5 import ensure_model
 
-    # Model folders of about 1 GB each, removed once measured: a temporary folder beside the models.
-    conf.model_dir.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".logo-", dir=conf.model_dir.parent) as work:
-        return leave_one_game_out(ensure_model(conf.model_dir), conf.corpus_dir, gold, Path(work),
+    # Model folders of about 100 MB each, removed once measured: a scratch folder beside the models (that of
+    # a killed run is removed by the next build, indexer/locks.py).
+    work = scratch_dir(conf.model_dir.parent, "logo")
+    try:
+        return leave_one_game_out(ensure_model(conf.model_dir), conf.corpus_dir, gold, work,
                                   answerer.calibration.fusion, conf.threads, progress=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _compare_adapt(conf, gold, as_json: bool) -> None:
+    """`rulesqa eval --compare-adapt`: both indexes in a scratch folder beside the models, removed after."""
+    import shutil
+
+    from eval.compare_adapt import compare_adaptation, format_report
+    from indexer.atomic import scratch_dir
+
+    work = scratch_dir(conf.model_dir.parent, "compare")
+    try:
+        result = run(lambda: compare_adaptation(conf.corpus_dir, conf.model_dir, gold, work, conf.threads,
+                                                progress=True))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(format_report(result))
 
 
 def _calibrate(answerer, embedder, gold) -> None:

@@ -4,12 +4,16 @@ import typer
 
 
 def update_one(conf, game: str | None, remove: str | None, run, fail) -> None:
+    from indexer.locks import index_locked
     from indexer.update import update_game
 
     if game and remove:
         fail("--game et --remove s'excluent : un seul jeu à la fois")
-    embedder = run(conf.index_embedder)  # the index's own model: the other games' vectors stay valid
-    result = run(lambda: update_game(conf.index_dir, embedder, game or remove, conf.corpus_dir, remove=bool(remove)))
+    with index_locked(conf.index_dir):
+        # The model inside the index: the other games' vectors stay valid, and nothing is adapted again.
+        embedder = run(conf.index_embedder)
+        result = run(lambda: update_game(conf.index_dir, embedder, game or remove, conf.corpus_dir,
+                                         remove=bool(remove)))
     what = "retiré" if remove else f"{result.added} passages ({result.encoded} encodés)"
     typer.echo(f"{result.game} : {what} ; l'index compte {result.manifest.corpus.games} jeux, "
                f"{result.manifest.corpus.passages} passages ; {result.seconds} s", err=True)

@@ -38,7 +38,9 @@ class Settings(BaseSettings):
     batch_max: int = Field(16, ge=1, le=256, description="Questions encodées ensemble au plus (1 : sans lots).")
     batch_wait_ms: float = Field(0.0, ge=0, le=50, description="Attente pour remplir un lot (0 : aucune).")
     build_index_if_missing: bool = True
-    adapt: bool = Field(True, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
+    # Off by default: on the test split the adapted model did not beat the base one significantly (paired
+    # test, `rulesqa eval --compare-adapt`, docs/EVAL.md); `rulesqa index --adapt` turns it on for one build.
+    adapt: bool = Field(False, description="Adapter e5 au corpus à l'indexation (indexer/e5/adapt.py).")
     # The questions log (service/log/): no IP address, user agent or cookie is ever stored.
     log_questions: bool = Field(True, description="Enregistrer les questions et les avis.")
     retention_days: int = Field(90, ge=1, le=3650, description="Jours de conservation du journal.")
@@ -76,22 +78,31 @@ class Settings(BaseSettings):
         return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
 
     def corpus_embedder(self, progress: bool = False, corpus: tuple | None = None):
-        """The model to index the corpus with: e5-small adapted to it unless `adapt` is off; a model
-        named by RULESQA_MODEL is used as it is. `corpus`: the corpus as `load_passages` read it, if read."""
+        """The model to index the corpus with: e5-small, adapted to the corpus when `adapt` is on (an
+        adaptation the index at `index_dir` already holds is reused); a model named by RULESQA_MODEL is
+        used as it is. `corpus`: the corpus as `load_passages` read it, if read."""
         if self.model:
             return self.embedder()
         from indexer.adaptation import corpus_embedder
 
         return corpus_embedder(self.corpus_dir, self.model_dir, threads=self.threads, adapt=self.adapt,
-                               progress=progress, corpus=corpus)
+                               progress=progress, corpus=corpus, index_dir=self.index_dir)
 
     def index_embedder(self):
-        """The model to answer with: the one the index at `index_dir` was built with."""
+        """The model to answer with: the one inside the index at `index_dir` (or RULESQA_MODEL, when set)."""
         if self.model:
             return self.embedder()
         from indexer.adaptation import index_embedder
 
-        return index_embedder(self.index_dir, self.model_dir, threads=self.threads)
+        return index_embedder(self.index_dir, threads=self.threads)
+
+    def build_environment(self) -> dict[str, str]:
+        """These settings as RULESQA_* variables, for a child process (`rulesqa index`) that must build
+        what this process would (service/startup.py)."""
+        values = {"index_dir": self.index_dir, "corpus_dir": self.corpus_dir, "model_dir": self.model_dir,
+                  "cache_dir": self.cache_dir, "threads": self.threads, "adapt": str(self.adapt).lower(),
+                  "model": self.model}
+        return {PREFIX + name.upper(): str(value) for name, value in values.items() if value is not None}
 
 
 def load_settings(**overrides) -> Settings:

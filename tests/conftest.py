@@ -65,16 +65,28 @@ def real_embedder(settings, e5_model_dir):
 
 @pytest.fixture(scope="session")
 def adapted_embedder(settings, e5_model_dir):
-    """e5-small adapted to the corpus, as `rulesqa index` makes it: trained once into the configured
-    models folder (a later session, and `make serve`, reuse it while the corpus is unchanged)."""
-    return settings.corpus_embedder()
+    """e5-small adapted to the corpus, as `rulesqa index --adapt` makes it: trained once into the configured
+    models folder (a later session reuses it while the corpus is unchanged and an index links it)."""
+    from indexer.adaptation import corpus_embedder
+
+    return corpus_embedder(CORPUS, settings.model_dir, threads=settings.threads, adapt=True)
 
 
 @pytest.fixture(scope="session")
-def real_index(tmp_path_factory, adapted_embedder) -> Path:
-    """The real corpus indexed as the product does by default (adapted model), built once per session."""
+def adapted_index(tmp_path_factory, adapted_embedder) -> Path:
+    """The real corpus indexed with the adapted model (`rulesqa index --adapt`), built once per session."""
+    from indexer.build import build_index
+
+    out = tmp_path_factory.mktemp("adapted-index") / "index"
+    build_index(CORPUS, out, adapted_embedder, progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def real_index(tmp_path_factory, real_embedder) -> Path:
+    """The real corpus indexed as the product does by default (the base model), built once per session."""
     from indexer.build import build_index
 
     out = tmp_path_factory.mktemp("real-index") / "index"
-    build_index(CORPUS, out, adapted_embedder, progress=False)
+    build_index(CORPUS, out, real_embedder, progress=False)
     return out

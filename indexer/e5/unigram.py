@@ -13,11 +13,18 @@ Precompiled normalizer rewrites (docs/PERFORMANCE.md) exactly as the engine does
    covers becoming one <unk> scored min-10; ties keep the first path found, as in the C loops.
 
 `tokenizer.npz` in the model folder holds the pieces, their scores, the specials and the map.
+
+No piece holds "▁" anywhere but first (checked at load), so every "▁" starts a piece of every path and the
+best path of a text is the best paths of its words ("▁" + what follows up to the next one) put end to end:
+the Viterbi runs per word, and a word's pieces are kept (WORD_CACHE words, least recently used dropped), as
+`tokenizers` keeps its words' BPE merges. The scores are float32 values added in float64, exactly, so
+splitting changes no sum and no tie: the ids are the whole-text Viterbi's (tests/indexer/e5/test_unigram.py).
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +32,9 @@ import numpy as np
 FILE = "tokenizer.npz"
 META = "\u2581"
 _SPACES = re.compile(" {2,}")
+_WORDS = re.compile("\u2581[^\u2581]*|[^\u2581]+")
+# Words whose pieces are kept: French rules questions use a few thousand words; 16,384 take about 3 MB.
+WORD_CACHE = 16_384
 
 
 def save(vocab, path: Path) -> None:
@@ -58,6 +68,9 @@ class UnigramTokenizer:
         # up to 48 ASCII characters, none of which can match beyond it.
         self._max_chars = max(len(p) for p in pieces)
         self._table = str.maketrans(normalization) if normalization else {}
+        if any(META in p[1:] for p in self._ids):
+            raise ValueError("a piece holds \u2581 after its first character: words cannot be tokenized apart")
+        self._word = lru_cache(maxsize=WORD_CACHE)(self._viterbi)
 
     @classmethod
     def load(cls, folder: Path) -> UnigramTokenizer:
@@ -72,11 +85,21 @@ class UnigramTokenizer:
         return [self.bos, *self._content(text), self.eos]
 
     def _content(self, text: str) -> list[int]:
+        out: list[int] = []
+        for word in _WORDS.findall(self.normalized(text)):
+            out += self._word(word)
+        return out
+
+    def normalized(self, text: str) -> str:
+        """The text as the Viterbi reads it (steps 1 to 3 above)."""
         s = _SPACES.sub(" ", text.translate(self._table))
-        s = ("" if s.startswith(" ") else META) + s.replace(" ", META)
+        return ("" if s.startswith(" ") else META) + s.replace(" ", META)
+
+    def _viterbi(self, s: str) -> tuple[int, ...]:
+        """The ids of the best path over `s` (already normalized), step 4 above."""
         n = len(s)
         if n == 0:
-            return []
+            return ()
         nbytes = [0]
         for ch in s:
             c = ord(ch)
@@ -108,4 +131,4 @@ class UnigramTokenizer:
             out.append(self.unk if piece[e] < 0 else piece[e])
             e = start[e]
         out.reverse()
-        return out
+        return tuple(out)

@@ -1,5 +1,6 @@
 """create_app(settings): the FastAPI application. Nothing is read or loaded at import time."""
 
+import contextlib
 import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -10,7 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from service.api import errors, reload
+from service.api import errors, reload, serving
 from service.api.middleware import AccessLog, BodyLimit
 from service.api.log_routes import router as log_router
 from service.api.routes import router
@@ -32,38 +33,48 @@ Réponses aux questions de règles de jeux de société, **dans les mots du livr
 """
 
 
-def create_app(settings: Settings, answerer=None) -> FastAPI:
-    """The app; `answerer` may be given (tests, `rulesqa serve`), otherwise it is loaded at startup."""
+def create_app(settings: Settings, answerer=None, stale: str | None = None) -> FastAPI:
+    """The app; `answerer` may be given (tests, `rulesqa serve`), otherwise it is loaded at startup
+    (service/startup.py). `stale`: why the given answerer's index should be rebuilt; the app then rebuilds
+    it in a child process while answering, and swaps the new version in (service/api/serving.py)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        nonlocal stale
         if app.state.answerer is None:
-            from service.startup import load_answerer
+            from service.startup import open_answerer
 
             log.info("chargement du modèle et de l'index %s", settings.index_dir)
-            app.state.answerer = await anyio.to_thread.run_sync(load_answerer, settings)
+            opened = await anyio.to_thread.run_sync(open_answerer, settings)
+            app.state.answerer, stale = opened.answerer, opened.stale
             log.info("prêt")
-        batcher = None
-        if settings.batch_max > 1:  # concurrent questions share one inference (service/batching.py)
-            from service.batching import QueryBatcher
-
-            batcher = QueryBatcher(app.state.answerer.retriever.embedder, settings.batch_max, settings.batch_wait_ms)
-            app.state.answerer = app.state.answerer.with_embedder(batcher)
+        # Concurrent questions share one inference (service/batching.py).
+        serving.install(app, app.state.answerer)
         from service.log.recorder import open_writer
 
         app.state.log_writer = open_writer(settings)
+        rebuild = None
+        if stale and settings.build_index_if_missing:
+            import asyncio
+
+            rebuild = asyncio.get_running_loop().create_task(serving.rebuild(app, stale))
         try:
             yield
         finally:
+            if rebuild is not None and not rebuild.done():
+                rebuild.cancel()
+                with contextlib.suppress(BaseException):
+                    await rebuild
             if app.state.log_writer is not None:
                 await anyio.to_thread.run_sync(app.state.log_writer.close)
                 app.state.log_writer = None
-            if batcher is not None:
-                batcher.close()
+            serving.close(app)
 
     app = FastAPI(title="rulesqa", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.answerer = answerer
+    app.state.batcher = None  # the question encoder's micro-batcher, set with the answerer (serving.install)
+    app.state.rebuild_child = None  # the child process rebuilding a stale index, while it runs
     app.state.log_writer = None  # the questions log's writer, started with the app (service/log/)
     app.state.limiter = anyio.CapacityLimiter(settings.worker_threads)
     errors.install(app)

@@ -2,21 +2,22 @@
 
 After `rulesqa index --game ID` (or any rebuild) the folder holds a new version; this route loads it in a
 worker thread while requests keep being answered by the loaded one, then swaps the two between requests
-(a request holds the answerer it started with, so none fails). It exists only when RULESQA_RELOAD_TOKEN is
+(a request holds the answerer it started with, so none fails; service/api/serving.py, which the
+background rebuild of a stale index uses too). A version built with another model brings that model
+(the one inside the index) and its calibration. It exists only when RULESQA_RELOAD_TOKEN is
 set (otherwise 404, as an unknown path), and the token is compared in constant time.
 """
 
 import hmac
 
-import anyio
 from fastapi import APIRouter, Depends, HTTPException, Request
 
 from service.answer import Answerer
+from service.api import serving
 from service.api.deps import get_answerer
 from service.api.errors import ApiError
 
 router = APIRouter()
-_lock = anyio.Lock()
 
 
 def _check_token(request: Request) -> None:
@@ -30,13 +31,7 @@ def _check_token(request: Request) -> None:
 
 @router.post("/api/admin/reload", include_in_schema=False, dependencies=[Depends(_check_token)])
 async def reload(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
-    settings = request.app.state.settings
-    async with _lock:  # one reload at a time; answering goes on meanwhile
-        current = request.app.state.answerer
-        fresh = await anyio.to_thread.run_sync(
-            lambda: Answerer.load(settings.index_dir, current.retriever.embedder, current.calibration,
-                                  cache_dir=settings.cache_dir))
-        request.app.state.answerer = fresh
+    fresh = await serving.swap(request.app)  # one swap at a time; answering goes on meanwhile
     manifest = fresh.retriever.manifest
     return {"status": "reloaded", "built_at": manifest.built_at, "corpus_hash": manifest.corpus.hash,
             "games": manifest.corpus.games, "passages": manifest.corpus.passages}

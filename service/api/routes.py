@@ -1,5 +1,6 @@
 """HTTP routes: thin wrappers over Answerer; the answering runs in worker threads, off the event loop."""
 
+import json
 import time
 from functools import partial
 
@@ -58,14 +59,25 @@ GAME_LINKS = links(
 @router.post("/api/ask", response_model=Answer, operation_id="ask", tags=["questions"],
              responses={**error_responses(*BODY_ERRORS, UNKNOWN_GAME, STARTING), **ASK_LINKS},
              dependencies=[Depends(require_json)], summary="Poser une question de règles")
-async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> Answer:
+async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> Response:
     """Renvoie la réponse extraite du livret avec sa citation, ou `found: false` et les passages proches."""
     previous = Turn(body.previous.question, body.previous.game) if body.previous else None
     query = validate(body.question, body.game, body.k, previous=previous)
+    writer = request.app.state.log_writer
+    body_bytes = await anyio.to_thread.run_sync(partial(_answer_json, answerer, query, writer, body.game, body.client),
+                                                limiter=request.app.state.limiter)
+    return Response(body_bytes, media_type="application/json")
+
+
+def _answer_json(answerer: Answerer, query, writer, game: str | None, client: str) -> bytes:
+    """The answer, logged, as the JSON body, in the worker thread. Serialised here once: returned as an Answer,
+    FastAPI would first validate it against the schema it declares (kept for /docs) and then serialise it, on
+    the event loop; the bytes are the same (`Answer.to_dict()`, as starlette's JSONResponse writes it)."""
     started = time.perf_counter()
-    answer = await anyio.to_thread.run_sync(partial(answerer.answer, query), limiter=request.app.state.limiter)
+    answer = answerer.answer(query)
     latency_ms = (time.perf_counter() - started) * 1000
-    return record(request.app.state.log_writer, answer, body.game, latency_ms, body.client)
+    answer = record(writer, answer, game, latency_ms, client)
+    return json.dumps(answer.to_dict(), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
 @router.get("/api/config", response_model=ClientConfig, operation_id="getConfig", tags=["service"],

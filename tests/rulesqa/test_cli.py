@@ -76,9 +76,10 @@ def test_real_server_builds_missing_index_and_answers_over_http(tmp_path):
             except httpx.TransportError:
                 time.sleep(0.5)
         health = httpx.get(f"{base}/health").json()
-        # Built as `rulesqa index` builds: e5 adapted to the corpus, with its measured calibration.
-        assert health["model"].startswith("multilingual-e5-small-adapted-") and health["passages"] == 78
-        assert health["calibration"] == "calibrated"
+        # Built as `rulesqa index` builds by default (by a child process): the base e5, inside the index,
+        # with its measured calibration.
+        assert health["model"] == "multilingual-e5-small" and health["passages"] == 81
+        assert health["calibration"] == "calibrated" and (index / "model" / "rulesqa_build.json").is_file()
         r = httpx.post(f"{base}/api/ask", json={"question": "Combien de dés peut-on acheter par tour ?", "game": "cubitos"})
         body = r.json()
         assert r.status_code == 200 and body["found"] is True
@@ -90,6 +91,24 @@ def test_real_server_builds_missing_index_and_answers_over_http(tmp_path):
         proc.terminate()
         log = proc.communicate(timeout=30)[0]
     assert "POST /api/ask 200" in log and "POST /api/ask 422" in log  # the access log lines
+
+
+def test_another_corpus_indexed_elsewhere_leaves_the_main_index_answering_the_same(real_index, tmp_path):
+    import shutil
+
+    from tests.fakes import CORPUS
+
+    question = ["ask", "Les pépites d'or rapportent combien à la fin ?", "--game", "karuba", "--json", "--no-log",
+                "--index", str(real_index)]
+    before = rulesqa(*question)
+    other = tmp_path / "corpus"
+    shutil.copytree(CORPUS, other)
+    (other / "cubirds.md").unlink()
+    built = rulesqa("index", "--quiet", "--corpus", str(other), "--out", str(tmp_path / "other-index"))
+    assert built.returncode == 0, built.stderr
+    after = rulesqa(*question)
+    assert after.returncode == 0 and json.loads(after.stdout) == json.loads(before.stdout)
+    assert json.loads(before.stdout)["answer"]["citation"] == "Karuba, livret p. 6"
 
 
 def test_eval_json_prints_every_metric_per_mode(real_index):

@@ -122,8 +122,10 @@ def fake_training(monkeypatch):
         (target / "model.safetensors").write_bytes(b"float32 weights")
         return target
 
-    def train(float32_dir, pairs, *, seed, recipe, progress, threads):
+    def train(float32_dir, pairs, *, seed, recipe, progress, threads, scratch):
         assert (float32_dir / "model.safetensors").is_file()  # trains from the float32 twin
+        # The trainer writes in the same scratch folder as the twin (.float32-PID-*), removed with it.
+        assert scratch.parent == float32_dir.parent and scratch.parent.name.startswith(".float32-")
         calls.append(len(pairs))
         return {"steps": 1, "train_loss": 0.5}, {"layer": b"trained"}
 

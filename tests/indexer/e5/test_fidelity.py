@@ -261,7 +261,7 @@ def test_corrupt_weights_raise_model_error(tmp_path, monkeypatch, how):
     # Atomic: nothing that could pass for a model is left behind.
     assert not out.exists()
     leftovers = [p.name for p in (tmp_path / "models").iterdir()] if (tmp_path / "models").exists() else []
-    assert leftovers == []
+    assert leftovers in ([], [".lock"])  # the model cache's lock file (empty) may stay
 
 
 def test_default_dir_honours_env(monkeypatch, tmp_path):

@@ -66,3 +66,40 @@ def test_real_vocabulary_counts_tokens_like_the_engine(e5_model_dir, e5_engine):
     for text in texts:
         for query, prompt in ((True, "query: "), (False, "passage: ")):
             assert len(tok.token_ids(prompt + text)) == e5_engine.token_count(text, query), text
+
+
+def whole_text_ids(tok, text) -> list[int]:
+    """The Viterbi over the whole normalized text at once, as the engine runs it."""
+    return list(tok._viterbi(tok.normalized(text)))
+
+
+def test_words_tokenized_apart_give_the_whole_text_path(tok):
+    for text in ["ab", "abc ab", "ab?? bc  x", " ab", "", "Åb\u00adc ﬀ", "\u2581ab\u2581\u2581c", "cab abc bca"]:
+        assert ids(tok, text) == whole_text_ids(tok, text), text
+        assert ids(tok, text) == ids(tok, text)  # again, from the word cache
+
+
+def test_a_piece_with_an_inner_meta_is_refused(vocab, tmp_path):
+    vocab.pieces = [*PIECES, f"a{META}b"]
+    vocab.scores = np.append(SCORES, np.float32(-1))
+    unigram.save(vocab, tmp_path / unigram.FILE)
+    with pytest.raises(ValueError, match="words cannot be tokenized apart"):
+        UnigramTokenizer.load(tmp_path)
+
+
+@pytest.mark.model
+def test_real_vocabulary_words_apart_give_the_whole_text_ids(e5_model_dir):
+    """Every corpus passage, gold question and fidelity text: the same ids as the whole-text Viterbi."""
+    from pathlib import Path
+
+    from eval.gold import load_questions
+    from indexer.passages import load_passages
+    from tests.fakes import CORPUS
+
+    tok = UnigramTokenizer.load(e5_model_dir)
+    texts = [p.text for p in load_passages(CORPUS)[1]]
+    texts += [q.question for split in ("dev", "test") for q in load_questions(split)]
+    texts += (Path(__file__).parent / "data" / "fidelity_texts.txt").read_text("utf-8").split("\n")
+    for text in texts:
+        for prompt in ("query: ", "passage: "):
+            assert tok.token_ids(prompt + text)[1:-1] == whole_text_ids(tok, prompt + text), text

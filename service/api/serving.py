@@ -1,0 +1,78 @@
+"""The answerer an app serves: installed behind the micro-batcher, swapped for a new index version, and
+the background rebuild of a stale index (service/startup.py).
+
+A swap never interrupts a request: a request holds the answerer it started with. When the new version was
+built with another model (an adaptation of a changed corpus), the new answerer gets its own batcher and
+the old one is closed once swapped out (questions it still holds fall back to a direct inference).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import anyio
+
+from service.answer import Answerer
+
+log = logging.getLogger("rulesqa")
+_swap_lock = anyio.Lock()  # one reload or rebuild swap at a time; answering goes on meanwhile
+
+
+def install(app, answerer: Answerer) -> None:
+    """Serve `answerer`, its question encoder behind the app's batcher (service/batching.py) when the
+    settings batch: the current batcher when it encodes with the same model, else a new one."""
+    settings = app.state.settings
+    current = getattr(app.state, "batcher", None)
+    embedder = answerer.retriever.embedder
+    if settings.batch_max > 1 and embedder is not current:
+        from service.batching import QueryBatcher
+
+        app.state.batcher = QueryBatcher(embedder, settings.batch_max, settings.batch_wait_ms)
+        answerer = answerer.with_embedder(app.state.batcher)
+        if current is not None:
+            current.close()
+    app.state.answerer = answerer
+
+
+def close(app) -> None:
+    batcher = getattr(app.state, "batcher", None)
+    if batcher is not None:
+        batcher.close()
+        app.state.batcher = None
+
+
+async def swap(app) -> Answerer:
+    """Load the index folder's current version in a worker thread, then serve it."""
+    from service.startup import reload_answerer
+
+    async with _swap_lock:
+        fresh = await anyio.to_thread.run_sync(reload_answerer, app.state.settings, app.state.answerer)
+        install(app, fresh)
+    return app.state.answerer
+
+
+async def rebuild(app, reason: str) -> None:
+    """Rebuild the stale index in a child process while the loaded version answers, then swap the new one
+    in. A failed build is logged and the loaded version goes on answering."""
+    from service.startup import start_build, stop_build
+
+    settings = app.state.settings
+    log.warning("%s ; reconstruction en arrière-plan (processus enfant), l'index actuel répond en attendant", reason)
+    child = start_build(settings)
+    app.state.rebuild_child = child
+    try:
+        code = await anyio.to_thread.run_sync(child.wait, abandon_on_cancel=True)
+    except BaseException:  # the server stops: so does the build (a few seconds at most, at shutdown)
+        stop_build(child)
+        raise
+    finally:
+        app.state.rebuild_child = None
+    if code != 0:
+        log.error("la reconstruction de l'index a échoué (code %s) ; l'index actuel continue de répondre", code)
+        return
+    try:
+        fresh = await swap(app)
+    except Exception as exc:  # an index that cannot be loaded leaves the current one answering
+        log.error("nouvelle version de l'index illisible (%s) ; l'index actuel continue de répondre", exc)
+        return
+    log.info("index reconstruit et rechargé : %s passages", fresh.retriever.manifest.corpus.passages)
