@@ -23,8 +23,8 @@ def install(app, answerer: Answerer) -> None:
     settings batch: the current batcher when it encodes with the same model, else a new one."""
     settings = app.state.settings
     current = getattr(app.state, "batcher", None)
-    embedder = answerer.retriever.embedder
-    if settings.batch_max > 1 and embedder is not current:
+    if settings.batch_max > 1 and answerer.retriever.embedder is not current:
+        embedder = answerer.retriever.embedder
         from service.batching import QueryBatcher
 
         app.state.batcher = QueryBatcher(embedder, settings.batch_max, settings.batch_wait_ms)
