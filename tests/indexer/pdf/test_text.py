@@ -37,9 +37,11 @@ def test_page_ref_ranges():
 
 
 def _page(index, footer):
-    from indexer.pdf.layout import PageText, TextLine
+    from indexer.pdf.layout import TextLine, split_page
 
-    return PageText(index, 595, 842, margin=[TextLine(footer, 290, 810, 300, 820, 9, False)] if footer else [])
+    body = [TextLine("Une règle du jeu.", 56, 400, 300, 410, 10, False, baseline=408)]
+    foot = [TextLine(footer, 290, 810, 300, 820, 9, False, baseline=818)] if footer else []
+    return split_page(index, 595, 842, body + foot)
 
 
 def test_numbering_labels_then_printed_then_physical():
