@@ -143,10 +143,15 @@ def reference(pdf: Path) -> list[list[str]]:
 
 
 def running_shapes(ref: list[list[str]]) -> set[str]:
-    seen = Counter()
-    for lines in ref:
-        seen.update({shape(line) for line in lines[:1] + lines[-1:]})
-    return {s for s, n in seen.items() if n >= 3 and len(s.replace("#", "").strip()) >= 3}
+    """First or last lines (numbers masked) of three consecutive pages or more: running headers and
+    footers, not a heading that happens to open several pages ("Chapitre 2", "Procédure")."""
+    ends = [{shape(line) for line in lines[:1] + lines[-1:]} for lines in ref]
+    out = set()
+    for i in range(len(ends) - 2):
+        for s in ends[i] & ends[i + 1] & ends[i + 2]:
+            if len(s.replace("#", "").strip()) >= 3 and ("#" in s or len(s) >= 12):
+                out.add(s)
+    return out
 
 
 def truth_numbers(pdf: Path, ref: list[list[str]], labels_from: Path | None) -> list[int | None]:
@@ -289,7 +294,8 @@ def classify(text: str, cited: list[int], pages: list[Page], truth: list, mappin
         return out + ["found"] + (["glued"] if words_of(text) < words else [])
     if _bag(text) <= sum((pages[k].words for k in where), Counter()):
         return out + ["reordered"]  # every word is on the cited page, in another order than pdftotext's
-    if any(sub in page.all[0] for page in pages):
+    # Found on another page only: a wrong page, for a line long enough to say where it comes from.
+    if len(sub) >= 15 and any(sub in page.all[0] for page in pages):
         return out + ["wrong"]
     return out + ["missing"]
 

@@ -8,6 +8,7 @@ sees "mat´eriel".
 """
 
 import ctypes
+import itertools
 import math
 import re
 import unicodedata
@@ -73,6 +74,30 @@ def _font(raw, handle) -> Font:
                 bool(_MONO.search(name)) or bool(flags & FIXED_PITCH))
 
 
+_FAST: dict = {}
+
+
+def _fast():
+    """pdfium's per-character calls with plain C types: a handle passed and returned as an address, not a
+    pointer object (the per-call conversions cost more than pdfium's own work on a dense page)."""
+    if not _FAST:
+        import pypdfium2.raw as raw
+
+        c, vp, i, d = ctypes, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double)
+
+        def bind(name, restype, *argtypes):
+            _FAST[name] = c.CFUNCTYPE(restype, *argtypes)(c.cast(getattr(raw, name), vp).value)
+
+        bind("FPDFText_GetUnicode", c.c_uint, vp, i)
+        bind("FPDFText_IsGenerated", i, vp, i)
+        bind("FPDFText_GetTextObject", vp, vp, i)
+        bind("FPDFText_GetLooseCharBox", i, vp, i, c.POINTER(raw.FS_RECTF))
+        bind("FPDFText_GetCharOrigin", i, vp, i, d, d)
+        bind("FPDFText_GetFontSize", c.c_double, vp, i)
+        bind("FPDFText_GetCharAngle", c.c_float, vp, i)
+    return _FAST
+
+
 def page_chars(page) -> PageChars:
     """The upright, visible characters of a pypdfium2 page, in content order, accents composed."""
     import pypdfium2.raw as raw
@@ -81,44 +106,50 @@ def page_chars(page) -> PageChars:
     rotation = page.get_rotation()
     width, height = page.get_size()
     textpage = page.get_textpage()
+    fast = _fast()
+    unicode, generated, text_object = fast["FPDFText_GetUnicode"], fast["FPDFText_IsGenerated"], \
+        fast["FPDFText_GetTextObject"]
+    loose, origin, font_size, char_angle = fast["FPDFText_GetLooseCharBox"], fast["FPDFText_GetCharOrigin"], \
+        fast["FPDFText_GetFontSize"], fast["FPDFText_GetCharAngle"]
     try:
-        tp = textpage.raw
-        count = raw.FPDFText_CountChars(tp)
+        tp = ctypes.cast(textpage.raw, ctypes.c_void_p).value
+        count = raw.FPDFText_CountChars(textpage.raw)
         rect, ox, oy = raw.FS_RECTF(), ctypes.c_double(), ctypes.c_double()
+        rect_p, ox_p, oy_p = ctypes.byref(rect), ctypes.byref(ox), ctypes.byref(oy)
         chars: list[Char] = []
         fonts: list[Font] = []
         by_handle: dict[int, int] = {}
-        objects: dict[int, tuple[int, bool]] = {}  # text object -> (font index, upright)
+        objects: dict[int, tuple] = {}  # text object -> (font index, upright, size, baseline - box bottom)
         space = False
         for k in range(count):
-            code = raw.FPDFText_GetUnicode(tp, k)
-            if code in (0x20, 0xA0) or code in (0x0D, 0x0A):
-                if code in (0x20, 0xA0) and not raw.FPDFText_IsGenerated(tp, k):
+            code = unicode(tp, k)
+            if code in (0x20, 0xA0, 0x0D, 0x0A):
+                if code != 0x0D and code != 0x0A and not generated(tp, k):
                     space = True
                 continue
-            obj = raw.FPDFText_GetTextObject(tp, k)
-            key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+            key = text_object(tp, k) or 0
             known = objects.get(key)
             if known is None:
-                handle = raw.FPDFTextObj_GetFont(obj) if key else None
-                hkey = ctypes.cast(handle, ctypes.c_void_p).value or 0 if handle else 0
+                handle = raw.FPDFTextObj_GetFont(raw.FPDFText_GetTextObject(textpage.raw, k)) if key else None
+                hkey = (ctypes.cast(handle, ctypes.c_void_p).value or 0) if handle else 0
                 if hkey not in by_handle:
                     by_handle[hkey] = len(fonts)
                     fonts.append(_font(raw, handle) if hkey else Font("", False, False, False))
-                angle = raw.FPDFText_GetCharAngle(tp, k)
+                angle = char_angle(tp, k)
                 upright = angle < 0 or min(angle, 2 * math.pi - angle) < 0.02  # -1: pdfium could not tell
-                known = objects[key] = (by_handle[hkey], upright)
+                # One font and size per pdfium text object, so one distance from the box to the baseline.
+                loose(tp, k, rect_p)
+                origin(tp, k, ox_p, oy_p)
+                known = objects[key] = (by_handle[hkey], upright, font_size(tp, k), oy.value - rect.bottom)
             if not known[1]:
                 space = False
                 continue
-            raw.FPDFText_GetLooseCharBox(tp, k, rect)
-            raw.FPDFText_GetCharOrigin(tp, k, ox, oy)
-            size = raw.FPDFText_GetFontSize(tp, k)
+            loose(tp, k, rect_p)
             text = "-" if code in (0xFFFE, 0x02) else chr(code)
             if rect.right - rect.left <= 0 and text not in ACCENTS and not text.strip():
                 continue
             chars.append(Char(text, rect.left - left, rect.right - left, top - rect.top, top - rect.bottom,
-                              top - oy.value, size, known[0], space, key))
+                              top - rect.bottom - known[3], known[2], known[0], space, key))
             space = False
     finally:
         textpage.close()
@@ -130,11 +161,28 @@ def _dedupe(chars: list[Char]) -> list[Char]:
     once. pdfium spells a ligature as letters sharing one box in one object: those stay ("ﬀ" -> "ff")."""
     out: list[Char] = []
     for c in chars:
-        if any(p.obj != c.obj and p.text == c.text and abs(p.x0 - c.x0) < 0.3 * max(c.x1 - c.x0, 1)
-               and abs(p.baseline - c.baseline) < 1 for p in out[-3:]):
+        if out and out[-1].obj != c.obj and any(
+                p.text == c.text and p.obj != c.obj and abs(p.x0 - c.x0) < 0.3 * max(c.x1 - c.x0, 1)
+                and abs(p.baseline - c.baseline) < 1 for p in out[-3:]):
             continue
         out.append(c)
     return out
+
+
+class _LazyGrid:
+    """The letters of a page by 8-point column, built on first use (most accents need only a neighbour)."""
+
+    def __init__(self, chars: list[Char]):
+        self.chars, self.cells = chars, None
+
+    def get(self, cell: int, default=()):
+        if self.cells is None:
+            self.cells = {}
+            for j, c in enumerate(self.chars):
+                if c.text.isalpha() and c.text not in ACCENTS:
+                    for k in range(int(c.x0 // 8), int(c.x1 // 8) + 1):
+                        self.cells.setdefault(k, []).append(j)
+        return self.cells.get(cell, default)
 
 
 def compose_accents(chars: list[Char]) -> list[Char]:
@@ -144,32 +192,34 @@ def compose_accents(chars: list[Char]) -> list[Char]:
     accents = [i for i, c in enumerate(chars) if c.text in ACCENTS]
     if not accents:
         return chars
-    grid: dict[int, list[int]] = {}
-    for j, c in enumerate(chars):
-        if c.text.isalpha() and c.text not in ACCENTS:
-            for cell in range(int(c.x0 // 8), int(c.x1 // 8) + 1):
-                grid.setdefault(cell, []).append(j)
+    grid = _LazyGrid(chars)
     gone, taken = set(), set()
     for i in accents:
         acc = chars[i]
         best, best_score = None, None
         seen = set()
-        for cell in range(int(acc.x0 // 8), int(acc.x1 // 8) + 1):
-            for j in grid.get(cell, ()):
-                if j in seen or j in taken:
-                    continue
-                seen.add(j)
-                base = chars[j]
-                dy = abs(base.baseline - acc.baseline)
-                if dy > 0.6 * max(base.size, acc.size):
-                    continue
-                overlap = min(acc.x1, base.x1) - max(acc.x0, base.x0)
-                narrow = max(min(acc.x1 - acc.x0, base.x1 - base.x0), 0.1)
-                if overlap / narrow < 0.5:
-                    continue
-                score = (overlap / narrow - dy / max(base.size, 1), -abs(j - i))
-                if best_score is None or score > best_score:
-                    best, best_score = j, score
+        # Most accents sit next to their letter in the content stream; the grid finds the others.
+        near = [j for j in range(max(0, i - 2), min(len(chars), i + 3)) if j != i]
+        cells = range(int(acc.x0 // 8), int(acc.x1 // 8) + 1)
+        for j in itertools.chain(near, (j for cell in cells for j in grid.get(cell, ()))):
+            if best is not None and j not in near:
+                break
+            if j in seen or j in taken:
+                continue
+            seen.add(j)
+            base = chars[j]
+            if not base.text.isalpha() or base.text in ACCENTS:
+                continue
+            dy = abs(base.baseline - acc.baseline)
+            if dy > 0.6 * max(base.size, acc.size):
+                continue
+            overlap = min(acc.x1, base.x1) - max(acc.x0, base.x0)
+            narrow = max(min(acc.x1 - acc.x0, base.x1 - base.x0), 0.1)
+            if overlap / narrow < 0.5:
+                continue
+            score = (overlap / narrow - dy / max(base.size, 1), -abs(j - i))
+            if best_score is None or score > best_score:
+                best, best_score = j, score
         if best is None:
             continue
         base = chars[best]

@@ -6,7 +6,7 @@ order (columns resolved).
 - Words: a gap wider than the line's own letter spacing plus half its word spacing (between 0.06 and 0.15
   of the font size) is a word break, as is a real space glyph (TeX draws none); a gap of two font sizes
   splits the line (a column gutter, a cell).
-- The top and bottom rows of a page are kept apart as candidates (running header or footer, page number),
+- The first and last rows of a page's text are kept apart as candidates (running header or footer, page number),
   decided across pages by `numbering`, then put back in reading order if they are neither.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from indexer.errors import PdfError
 from indexer.pdf.text import normalise
 
-EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, where a header or footer may sit
+EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
 EDGE_ROWS = 2  # rows at each end that may be running text or carry the page number
 SIDE_ZONE = 0.12  # share of the width, left and right, where a lone page number may sit
 WORD_GAP = 0.15  # of the font size, beyond the line's own letter spacing
@@ -195,8 +195,10 @@ def split_page(index: int, width: float, height: float, lines: list[TextLine], r
     """A page's lines, with its top and bottom rows (and lone numbers in the side margins) as candidates."""
     page = PageText(index, width, height, [line for line in lines if line.text], rotation=rotation)
     rows = _rows(page.lines)
-    top = [row for row in rows[:EDGE_ROWS] if min(p.top for p in row) < height * EDGE_ZONE]
-    bottom = [row for row in rows[-EDGE_ROWS:] if max(p.bottom for p in row) > height * (1 - EDGE_ZONE)
+    # Wherever the text block sits on the sheet (a letter-size block on A4 leaves its footer at 75 % of the
+    # height): the first and last rows of the page's text, in the upper and lower halves.
+    top = [row for row in rows[:EDGE_ROWS] if min(p.top for p in row) < height / 2]
+    bottom = [row for row in rows[-EDGE_ROWS:] if min(p.top for p in row) >= height / 2
               and not any(row is t for t in top)]
     page.edges = [_row(row, "top") for row in top] + [_row(row, "bottom") for row in bottom]
     taken = {id(p) for r in page.edges for p in r.pieces}
@@ -224,26 +226,31 @@ def finish(page: PageText) -> PageText:
 def _gutter(lines: list[TextLine], width: float) -> float | None:
     """The x of a vertical gap that splits the body lines into two side-by-side columns, if there is one.
     A few lines may cross it (a title over both columns); the two sides must share some height."""
+    import numpy as np
+
     if len(lines) < 2:
         return None
-    best, best_cross = None, None
-    for x in range(int(width * 0.3), int(width * 0.7)):
-        cross = sum(1 for line in lines if line.x0 < x < line.x1)
-        if best_cross is not None and cross > best_cross:
-            continue
-        left = [line for line in lines if line.x1 <= x]
-        right = [line for line in lines if line.x0 >= x]
-        if not left or not right:
-            continue
-        overlap = min(max(ln.bottom for ln in left), max(ln.bottom for ln in right)) - \
-            max(min(ln.top for ln in left), min(ln.top for ln in right))
-        if overlap <= 0:
-            continue
-        if best_cross is None or cross < best_cross or abs(x - width / 2) < abs(best - width / 2):
-            best, best_cross = x, cross
-    if best is None or best_cross > len(lines) * 0.25:
+    x0 = np.array([line.x0 for line in lines])
+    x1 = np.array([line.x1 for line in lines])
+    top = np.array([line.top for line in lines])
+    bottom = np.array([line.bottom for line in lines])
+    xs = np.arange(int(width * 0.3), int(width * 0.7))
+    if len(xs) == 0:
         return None
-    return float(best)
+    cross = ((x0[None, :] < xs[:, None]) & (xs[:, None] < x1[None, :])).sum(axis=1)
+    left = x1[None, :] <= xs[:, None]
+    right = x0[None, :] >= xs[:, None]
+    big, inf = 1e9, np.inf
+    overlap = (np.minimum(np.where(left, bottom, -inf).max(axis=1), np.where(right, bottom, -inf).max(axis=1))
+               - np.maximum(np.where(left, top, big).min(axis=1), np.where(right, top, big).min(axis=1)))
+    ok = left.any(axis=1) & right.any(axis=1) & (overlap > 0)
+    if not ok.any():
+        return None
+    fewest = cross[ok].min()
+    if fewest > len(lines) * 0.25:
+        return None
+    candidates = xs[ok & (cross == fewest)]
+    return float(candidates[np.argmin(np.abs(candidates - width / 2))])
 
 
 def _reading_order(lines: list[TextLine], width: float) -> list[TextLine]:
