@@ -74,7 +74,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
         doc.close()
 
     numbering, numbers = number_pages(labels, pages)
-    mark_running(pages)
+    mark_running(pages, numbers)
     pages = [finish(page) if page is not None else None for page in pages]
     blocks = build_blocks(pages, numbers)
     if not blocks:

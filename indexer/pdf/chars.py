@@ -148,6 +148,11 @@ def page_chars(page) -> PageChars:
             text = "-" if code in (0xFFFE, 0x02) else chr(code)
             if rect.right - rect.left <= 0 and text not in ACCENTS and not text.strip():
                 continue
+            # Text off the visible page (a table run past the bottom, clipped) is not printed there.
+            cx, cy = (rect.left + rect.right) / 2, (rect.top + rect.bottom) / 2
+            if not (left <= cx <= right and bottom <= cy <= top):
+                space = False
+                continue
             chars.append(Char(text, rect.left - left, rect.right - left, top - rect.top, top - rect.bottom,
                               top - rect.bottom - known[3], known[2], known[0], space, key))
             space = False

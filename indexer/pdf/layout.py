@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import PdfError
-from indexer.pdf.text import normalise
+from indexer.pdf.text import normalise, reads_as_text
 
 EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
 EDGE_ROWS = 2  # rows at each end that may be running text or carry the page number
@@ -24,7 +24,7 @@ WORD_GAP = 0.15  # of the font size, beyond the line's own letter spacing
 CELL_GAP = 2.0  # font sizes: a wider gap separates columns or table cells
 
 
-@dataclass
+@dataclass(slots=True)
 class TextLine:
     text: str
     x0: float
@@ -308,4 +308,8 @@ def read_page(doc, index: int) -> PageText | None:
     if not chars.chars:
         return None
     w, h = chars.box[2] - chars.box[0], chars.box[3] - chars.box[1]
-    return split_page(index, w, h, _segments(chars.chars, chars.fonts), chars.rotation)
+    # What cannot be rule text is not kept until the end (a page of music is thousands of glyph pieces):
+    # a lone number stays, it may be the page's.
+    lines = [line for line in _segments(chars.chars, chars.fonts)
+             if line.text.isdigit() or reads_as_text(line.text, numbers_too=True)]
+    return split_page(index, w, h, lines, chars.rotation)

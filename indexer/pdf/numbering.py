@@ -98,7 +98,7 @@ def _unique(numbers: list[int | None], evidence: set[int]) -> list[int | None]:
                 numbers[i] = None
             else:
                 pages.setdefault(n, []).append(i)
-    for n, where in pages.items():
+    for where in pages.values():
         if len(where) > 1:
             keep = next((i for i in where if i in evidence), where[-1])
             for i in where:
@@ -137,9 +137,10 @@ def body_size(pages: list[PageText | None]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
-def mark_running(pages: list[PageText | None]) -> None:
+def mark_running(pages: list[PageText | None], numbers: list[int | None]) -> None:
     """Mark in each page what is not rule text: running headers and footers (their text repeats with the
-    numbers masked, or they sit where those do) and page numbers."""
+    numbers masked; or, changing with the chapter, they print the page's number; or they sit where those
+    do) and page numbers."""
     present = [page for page in pages if page is not None]
     need = max(2, min(3, len(present) // 3))
     size = body_size(present)
@@ -148,10 +149,13 @@ def mark_running(pages: list[PageText | None]) -> None:
         shapes.update({(row.end, _shape(row.text)) for row in page.edges
                        if row.end != "side" and row.size <= size * RUNNING_SIZE})
     running = {key for key, n in shapes.items() if n >= need}
+    def furniture(page, row) -> bool:
+        return (row.end, _shape(row.text)) in running or numbers[page.index] in numbers_in(row.text)
+
     slots = Counter()
     for page in present:
         slots.update({(row.end, round(row.top / 2), round(row.size)) for row in page.edges
-                      if (row.end, _shape(row.text)) in running})
+                      if row.end != "side" and row.size <= size * RUNNING_SIZE and furniture(page, row)})
     wanted = max(need, len(present) * MIN_EVIDENCE)
     places = [key for key, n in slots.items() if n >= wanted]
     for page in present:

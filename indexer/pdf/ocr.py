@@ -95,7 +95,7 @@ def hocr_lines(hocr: str, scale: float, para: tuple = ()) -> list[TextLine]:
             row[1] = (row[1], "title")
             sizes[(row[0], row[1])] = [row[3]]
     out = []
-    for block, par, (x0, y0, x1, y1), size, offset, words in rows:
+    for block, par, (x0, y0, x1, y1), _, offset, words in rows:
         words = [(w[0].strip(), w[1]) for w in words if w[0].strip()]
         size_px = statistics.median(sizes[(block, par)]) or (y1 - y0)
         texts = [t for t, _ in words]
