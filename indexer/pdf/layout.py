@@ -153,6 +153,7 @@ def _segments(chars, fonts) -> list[TextLine]:
         words_gap = statistics.median(wide) - spacing if len(wide) >= 2 else 2 * WORD_GAP
         threshold = (spacing + max(0.06, min(WORD_GAP, words_gap / 2))) * em
         piece, word, words = [row[0]], [row[0].text], []
+        marks = _raised(row[0], em)  # the word so far is only a raised mark (a footnote number)
         for prev, c in zip(row, row[1:]):
             gap = c.x0 - prev.x1
             size = max(min(prev.size, c.size), 1.0)
@@ -160,15 +161,22 @@ def _segments(chars, fonts) -> list[TextLine]:
                 words.append("".join(word))
                 out.append(_line(piece, words, fonts))
                 piece, word, words = [c], [c.text], []
+                marks = _raised(c, em)
                 continue
-            if c.space_before or gap > threshold * size / em:
+            if c.space_before or gap > threshold * size / em or (marks and not _raised(c, em)):
                 words.append("".join(word))
                 word = []
+                marks = _raised(c, em)
             word.append(c.text)
             piece.append(c)
         words.append("".join(word))
         out.append(_line(piece, words, fonts))
     return [line for line in out if line.text]
+
+
+def _raised(c, em: float) -> bool:
+    """A small glyph above the line's baseline: a footnote mark, which starts a footnote as a word."""
+    return c.size < 0.85 * em and c.text.isdigit()
 
 
 def _line(chars, words: list[str], fonts) -> TextLine:
