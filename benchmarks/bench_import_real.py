@@ -295,8 +295,11 @@ def classify(text: str, cited: list[int], pages: list[Page], truth: list, mappin
         words = _words_in(pages[where[0]].body, sub)
     if words is not None:
         return out + ["found"] + (["glued"] if words_of(text) < words else [])
-    if _bag(text) <= sum((pages[k].words for k in where), Counter()):
+    bag, cited_words = _bag(text), sum((pages[k].words for k in where), Counter())
+    if bag <= cited_words:
         return out + ["reordered"]  # every word is on the cited page, in another order than pdftotext's
+    if sum((bag & cited_words).values()) >= 0.9 * sum(bag.values()):
+        return out + ["missing"]  # on the cited page but for a word pdftotext reads otherwise ("Albaic n")
     # Found on another page only: a wrong page, for a line long enough to say where it comes from.
     if len(sub) >= 15 and any(sub in page.all[0] for page in pages):
         return out + ["wrong"]

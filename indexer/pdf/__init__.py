@@ -29,6 +29,7 @@ class ImportResult:
 
 
 MAX_PAGES = 500  # default page limit of an import (RULESQA_IMPORT_MAX_PAGES, `rulesqa import --max-pages`)
+REOPEN_EVERY = 50  # pages read with one pdfium document before it is reopened (its caches dropped)
 
 
 def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: list[str] = (),
@@ -59,9 +60,15 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
             raise PdfError(f"{pdf.name} a {len(doc)} pages, plus que la limite de {max_pages} : "
                            "relevez-la avec --max-pages (ou RULESQA_IMPORT_MAX_PAGES)")
         labels = page_labels(doc)
-        # Page by page: each page's characters are released once its lines are built, so memory does not
-        # grow with the page count beyond the lines themselves.
-        pages = [read_page(doc, i) for i in range(len(doc))]
+        # Page by page: each page's characters are released once its lines are built. pdfium keeps what it
+        # parsed (fonts, images) for the document's life: reopened every few pages, memory stays flat.
+        pages = []
+        for i in range(len(doc)):
+            if i and i % REOPEN_EVERY == 0:
+                doc.close()
+                _release_freed_memory()
+                doc = open_pdf(pdf)
+            pages.append(read_page(doc, i))
         scanned = [i for i, page in enumerate(pages) if page is None]
         if len(scanned) == len(pages) and not ocr:
             raise PdfError(f"{pdf.name} n'a pas de texte (un scan ?) : relancez avec --ocr pour le lire par OCR")
@@ -103,6 +110,18 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
     return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
                         len(scanned) if ocr else 0, len(blocks))
+
+
+def _release_freed_memory() -> None:
+    """Hand what pdfium freed back to the system (glibc keeps freed native memory otherwise); a no-op where
+    there is no glibc."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _file_with_id(corpus_dir: Path, game_id: str, target: Path) -> Path | None:

@@ -317,7 +317,10 @@ def read_page(doc, index: int) -> PageText | None:
         return None
     w, h = chars.box[2] - chars.box[0], chars.box[3] - chars.box[1]
     # What cannot be rule text is not kept until the end (a page of music is thousands of glyph pieces):
-    # a lone number stays, it may be the page's.
+    # a lone number stays only among the edge rows, where it may be the page's.
     lines = [line for line in _segments(chars.chars, chars.fonts)
              if line.text.isdigit() or reads_as_text(line.text, numbers_too=True)]
-    return split_page(index, w, h, lines, chars.rotation)
+    page = split_page(index, w, h, lines, chars.rotation)
+    edges = {id(piece) for row in page.edges for piece in row.pieces}
+    page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit()]
+    return page

@@ -100,11 +100,12 @@ def hocr_lines(hocr: str, scale: float, para: tuple = ()) -> list[TextLine]:
         size_px = statistics.median(sizes[(block, par)]) or (y1 - y0)
         texts = [t for t, _ in words]
         first_box = words[0][1]
-        if texts[0] in BULLET_MARKS or (len(texts[0]) <= 2 and not texts[0].isalnum()
-                                        and first_box[2] - first_box[0] <= 0.6 * size_px):
-            texts[0] = "•"
-        elif len(texts[0]) > 1 and texts[0][0] in BULLET_MARKS and texts[0][0] != "o" and texts[0][1].isalnum():
-            texts[0:1] = ["•", texts[0][1:]]
+        small = first_box[2] - first_box[0] <= 0.6 * size_px and first_box[3] - first_box[1] <= 0.45 * size_px
+        if len(texts[0]) > 1 and texts[0][0] in BULLET_MARKS and texts[0][0] != "o" and texts[0][1].isalnum():
+            texts[0:1] = ["•", texts[0][1:]]  # a mark glued to the first word
+        elif len(texts) > 1 and (texts[0] in BULLET_MARKS or (len(texts[0]) <= 2 and not texts[0].isdigit() and (
+                small or not texts[0].isalnum()))):
+            texts[0] = "•"  # a lone mark, or a dot too small to be a letter, read as a letter
         # Words far apart on one line are table cells: the line is then a row, kept on its own.
         cells = 1 + sum(1 for (_, a), (_, b) in zip(words, words[1:]) if b[0] - a[2] > 2 * size_px)
         out.append(TextLine(normalise(" ".join(texts)), x0 * scale, y0 * scale, x1 * scale, y1 * scale,
