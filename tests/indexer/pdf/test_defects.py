@@ -176,3 +176,39 @@ def test_highlight_boxes_cover_the_lines_they_name(tmp_path):
     page, x0, y0, x1, y1 = first["boxes"][0]
     assert page == 1 and len(first["boxes"]) == 2  # two printed lines
     assert abs(x0 - 70 / 595) < 0.01 and 0.13 < y0 < 0.2 and x1 <= 365 / 595 and y1 > y0
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 270])
+def test_highlight_boxes_land_on_the_ink_of_the_rendered_page(rotation, tmp_path):
+    # The page image is rendered as shown (the page's /Rotate applied): every line's box must cover ink there.
+    import pypdfium2 as pdfium
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdf = tmp_path / "tourne.pdf"
+    c = Canvas(str(pdf), pagesize=(595, 842))
+    for number, what in ((1, "un plateau"), (2, "trois cartes"), (3, "un pion")):
+        # A rotated page is drawn in its own frame, landscape here, and shown turned to portrait.
+        turned = number == 2 and rotation in (90, 270)
+        c.setPageRotation(rotation if number == 2 else 0)
+        c.setPageSize((842, 595) if turned else (595, 842))
+        top = 595 if turned else 842
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(70, top - 80, f"Chapitre {number}")
+        c.setFont("Helvetica", 10)
+        c.drawString(70, top - 110, f"Chaque joueur prend {what} et le place devant lui.")
+        c.drawString(400, top - 250, f"Une règle tout à droite, page {number}.")
+        c.drawCentredString(297, 30, str(number))
+        c.showPage()
+    c.save()
+    result = import_pdf(pdf, tmp_path, "tourne", "Tourne")
+    layout = json.loads(result.layout.read_text("utf-8"))
+    doc = pdfium.PdfDocument(str(pdf))
+    image = doc[1].render(scale=1).to_pil().convert("L")
+    doc.close()
+    assert (image.width > image.height) == (rotation in (90, 270))
+    boxes = [box for item in layout["lines"] for box in item["boxes"] if box[0] == 2]
+    assert len(boxes) == 3
+    for _, x0, y0, x1, y1 in boxes:
+        crop = image.crop((int(x0 * image.width), int(y0 * image.height), int(x1 * image.width) + 1,
+                           int(y1 * image.height) + 1))
+        assert crop.getextrema()[0] < 100, (x0, y0, x1, y1)  # dark glyph pixels inside the box
