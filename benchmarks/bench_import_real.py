@@ -272,6 +272,17 @@ def measure(pdf: Path, work: Path, labels_from: Path | None = None) -> dict:
     return {**stats, **counts}
 
 
+def accent_broken(text: str, cited: list) -> bool:
+    """A spacing accent or a lone combining mark beside a letter, that pdftotext does not print there too
+    (a literal backtick in a command line is no broken accent)."""
+    folded = fold(text)
+    for match in SPACING_ACCENT.finditer(folded):
+        around = squash(folded[max(0, match.start() - 3):match.end() + 3])
+        if not any(around in page.all[0] for page in cited):
+            return True
+    return False
+
+
 def kept_header(text: str, running: set[str]) -> bool:
     line = shape(text)
     return text.strip().isdigit() or line in running or any(
@@ -281,11 +292,11 @@ def kept_header(text: str, running: set[str]) -> bool:
 def classify(text: str, cited: list[int], pages: list[Page], truth: list, mapping: dict, running: set) -> list[str]:
     """What one imported line is: found (and maybe glued), reordered, wrong or missing; accents; header."""
     out = []
-    if SPACING_ACCENT.search(fold(text)):
+    where = [mapping.get(p) for p in cited]
+    if accent_broken(text, [pages[k] for k in where if k is not None]):
         out.append("accents")
     if kept_header(text, running):
         out.append("headers")
-    where = [mapping.get(p) for p in cited]
     if None in where or any(truth[k] is not None and truth[k] != p for p, k in zip(cited, where)):
         return out + ["wrong"]
     sub = squash(text)

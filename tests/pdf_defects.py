@@ -239,3 +239,34 @@ def _labels(c, traps: Traps) -> None:
         if traps.front_pages:
             c.addPageLabel(1, style="ROMAN_LOWER", start=1)
         c.addPageLabel(first, style="ARABIC", start=1)
+
+
+def inherited_box(path: Path, pages: int = 3) -> list[Expected]:
+    """A4 pages whose MediaBox is inherited from the page tree (not repeated on each page, as DBLaTeX and
+    others write it), a running header with the page number near the top edge, above 792 pt (the letter
+    height a reader falls back to when it misses the inherited box)."""
+    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(pages))
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+               f"<< /Type /Pages /MediaBox [0 0 595.28 841.89] /Count {pages} /Kids [{kids}] >>",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
+    expected = []
+    for i in range(pages):
+        text = f"Paragraphe de la page {i + 1}, une règle comme une autre."
+        expected.append(Expected(text, (i + 1,)))
+        body = text.encode("cp1252")
+        stream = (b"BT /F1 9 Tf 56 800 Td (Guide du jeu) Tj 480 0 Td (%d / %d) Tj ET "
+                  b"BT /F1 10 Tf 56 700 Td (" % (i + 1, pages) + body + b") Tj ET")
+        objects.append(f"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 3 0 R >> >> "
+                       f"/Contents {5 + 2 * i} 0 R >>")
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, obj in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{n} 0 obj\n".encode() + (obj if isinstance(obj, bytes) else obj.encode("latin-1")) + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(bytes(out))
+    return expected

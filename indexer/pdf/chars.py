@@ -102,7 +102,8 @@ def page_chars(page) -> PageChars:
     """The upright, visible characters of a pypdfium2 page, in content order, accents composed."""
     import pypdfium2.raw as raw
 
-    left, bottom, right, top = page.get_cropbox()
+    # The visible box as pdfium renders it (inherited boxes resolved; get_cropbox() falls back to letter).
+    left, bottom, right, top = page.get_bbox()
     rotation = page.get_rotation()
     width, height = page.get_size()
     textpage = page.get_textpage()

@@ -20,6 +20,7 @@ ROMAN = re.compile(r"^[ivxlc]+$", re.IGNORECASE)
 PAGE_NUMBER = re.compile(r"^(?:page|p\.)?\s*(\d{1,4}|[ivxlc]{1,6})(?:\s*/\s*\d{1,4})?$", re.IGNORECASE)
 # A standalone integer: not part of a word, a decimal, a section number ("1.1"), a date or a range.
 NUMBER_TOKEN = re.compile(r"(?<![\w.,/:\-])(\d{1,4})(?![\w/:\-]|[.,]\d)")
+OF_TOTAL = re.compile(r"(?<![\w.,/])(\d{1,4})\s*/\s*\d{1,4}(?![\w/])")  # "page / pages"
 ROMAN_END = re.compile(r"^[ivxlc]{1,6}$")  # lowercase, first or last word of a row: front matter
 RUNNING_SIZE = 1.3  # a running header is not much larger than the body text (a repeated title may be)
 MIN_EVIDENCE = 0.25  # share of the text pages whose own printed number must confirm a numbering
@@ -32,7 +33,8 @@ def printed_number(text: str) -> str | None:
 
 
 def numbers_in(text: str) -> set[int]:
-    """The integers a header or footer row prints, whatever surrounds them."""
+    """The integers a header or footer row prints, whatever surrounds them ("12/40": 12)."""
+    text = OF_TOTAL.sub(r"\1", text)
     return {int(n) for n in NUMBER_TOKEN.findall(text) if int(n) >= 1}
 
 
@@ -139,16 +141,22 @@ def body_size(pages: list[PageText | None]) -> float:
 
 def mark_running(pages: list[PageText | None], numbers: list[int | None]) -> None:
     """Mark in each page what is not rule text: running headers and footers (their text repeats with the
-    numbers masked; or, changing with the chapter, they print the page's number; or they sit where those
-    do) and page numbers."""
+    numbers masked on pages close to each other; or, changing with the chapter, they print the page's
+    number; or they sit where those do) and page numbers. Rows are peeled from the page's edge inwards: a
+    second row goes only with a first one, and only when it sits tight against it (a two-line footer), so
+    the first line of the text itself stays."""
     present = [page for page in pages if page is not None]
     need = max(2, min(3, len(present) // 3))
     size = body_size(present)
-    shapes = Counter()
+    seen: dict[tuple, list[int]] = {}
     for page in present:
-        shapes.update({(row.end, _shape(row.text)) for row in page.edges
-                       if row.end != "side" and row.size <= size * RUNNING_SIZE})
-    running = {key for key, n in shapes.items() if n >= need}
+        for key in {(row.end, _shape(row.text)) for row in page.edges
+                    if row.end != "side" and row.size <= size * RUNNING_SIZE}:
+            seen.setdefault(key, []).append(page.index)
+    # A chapter opening ("Chapitre 3" on its first page) repeats too, but never on neighbouring pages.
+    running = {key for key, where in seen.items()
+               if len(where) >= need and min(b - a for a, b in zip(where, where[1:])) <= 2}
+
     def furniture(page, row) -> bool:
         return (row.end, _shape(row.text)) in running or numbers[page.index] in numbers_in(row.text)
 
@@ -158,12 +166,28 @@ def mark_running(pages: list[PageText | None], numbers: list[int | None]) -> Non
                       if row.end != "side" and row.size <= size * RUNNING_SIZE and furniture(page, row)})
     wanted = max(need, len(present) * MIN_EVIDENCE)
     places = [key for key, n in slots.items() if n >= wanted]
+
+    def drop(row) -> bool:
+        return (printed_number(row.text) is not None or (row.end, _shape(row.text)) in running
+                or (row.size <= size * RUNNING_SIZE and any(
+                    end == row.end and abs(top * 2 - row.top) <= 2.5 and abs(s - row.size) <= 1
+                    for end, top, s in places)))
+
     for page in present:
+        for end in ("top", "bottom"):
+            rows = [row for row in page.edges if row.end == end]
+            if end == "bottom":
+                rows.reverse()  # the outermost first
+            outer = None
+            for row in rows:
+                if outer is not None:
+                    gap = row.top - outer.bottom if end == "top" else outer.top - row.bottom
+                    if gap > row.size:
+                        break
+                if not drop(row):
+                    break
+                page.dropped.update(id(piece) for piece in row.pieces)
+                outer = row
         for row in page.edges:
-            drop = (row.end == "side" or printed_number(row.text) is not None
-                    or (row.end, _shape(row.text)) in running
-                    or (row.size <= size * RUNNING_SIZE and any(
-                        end == row.end and abs(top * 2 - row.top) <= 2.5 and abs(s - row.size) <= 1
-                        for end, top, s in places)))
-            if drop:
+            if row.end == "side":
                 page.dropped.update(id(piece) for piece in row.pieces)

@@ -212,3 +212,19 @@ def test_highlight_boxes_land_on_the_ink_of_the_rendered_page(rotation, tmp_path
         crop = image.crop((int(x0 * image.width), int(y0 * image.height), int(x1 * image.width) + 1,
                            int(y1 * image.height) + 1))
         assert crop.getextrema()[0] < 100, (x0, y0, x1, y1)  # dark glyph pixels inside the box
+
+
+def test_a_page_box_inherited_from_the_page_tree_keeps_its_header_and_numbers(tmp_path):
+    # Text near the top of an A4 page whose MediaBox sits on the page tree is on the page: its header is
+    # removed and its "2 / 3" gives the printed number.
+    from tests.pdf_defects import inherited_box
+
+    pdf = tmp_path / "herite.pdf"
+    expected = inherited_box(pdf)
+    result = import_pdf(pdf, tmp_path, "herite", "Hérité")
+    text = result.markdown.read_text("utf-8")
+    assert result.numbering == "printed"
+    assert_exactly(expected, text)
+    layout = json.loads(result.layout.read_text("utf-8"))
+    box = layout["lines"][0]["boxes"][0]
+    assert abs(box[2] - (841.89 - 700 - 10) / 841.89) < 0.02  # fractions of the A4 page, not of a letter page

@@ -83,3 +83,24 @@ def test_hocr_lines_keep_tesseract_paragraphs_titles_and_bullets():
     # The larger first line is a paragraph of its own; the two others share one paragraph and one size.
     assert title.para != first.para and first.para == second.para and first.size == second.size == 10.5
     assert title.size == 15 and first.baseline == (170 - 4) * 0.5
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("© Éditeur 2021 · 4", {2021, 4}), ("1.1. Le matériel 3", {3}), ("12/40", {12}), ("Page 7 / 40", {7}),
+    ("2     Chapitre 1. Mise en place", {2, 1}), ("Version 2.3, le 12-05", set()), ("3e édition", set()),
+])
+def test_numbers_printed_in_a_header_or_footer_row(text, numbers):
+    from indexer.pdf.numbering import numbers_in
+
+    assert numbers_in(text) == numbers
+
+
+def test_printed_numbers_must_go_up_by_one_per_page():
+    from indexer.pdf.numbering import number_pages
+
+    # A year and a chapter number repeat; only the page number makes a run. Page 3 prints nothing (a full-
+    # page picture): the run numbers it.
+    footers = [None, "© Zorglub 2021 · Chapitre 1 · 1", "© Zorglub 2021 · Chapitre 1 · 2", None,
+               "© Zorglub 2021 · Chapitre 2 · 4"]
+    pages = [_page(i, f) for i, f in enumerate(footers)]
+    assert number_pages([""] * 5, pages) == ("printed", [None, 1, 2, 3, 4])
