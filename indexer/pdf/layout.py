@@ -125,11 +125,12 @@ def _clusters(chars) -> list[list]:
     for i, row in enumerate(rows):
         if len(row) <= 6:
             for j in (i - 1, i + 1):
-                if 0 <= j < len(rows) and sizes[i] < 0.85 * sizes[j] and rows[j]:
+                if 0 <= j < len(rows) and sizes[i] <= sizes[j] and len(rows[j]) > len(row):
                     big = rows[j]
                     top, bottom = min(c.top for c in big), max(c.bottom for c in big)
                     x0, x1 = min(c.x0 for c in big), max(c.x1 for c in big)
-                    if all(top - 0.2 * sizes[j] <= c.top and c.bottom <= bottom + 0.2 * sizes[j]
+                    # Raised (an exponent, "XXe") or lowered (an index) by up to half the line's size.
+                    if all(top - 0.5 * sizes[j] <= c.top and c.bottom <= bottom + 0.4 * sizes[j]
                            and x0 - sizes[j] <= c.x0 <= x1 + sizes[j] for c in row):
                         big.extend(row)
                         row.clear()

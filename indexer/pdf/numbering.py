@@ -7,8 +7,9 @@ labels are used when they agree with those runs, or when nothing is printed; the
 last resort (`pages: physical`, and `rulesqa import` warns). Pages without an arabic number (a cover, roman
 front matter) get None: the corpus format cites arabic pages only, so their text is not imported.
 
-Running headers and footers are the top and bottom rows whose text, numbers masked, repeats over pages,
-and any row printed where they are printed (a chapter title in the header changes with the chapter).
+Running headers and footers are the top and bottom rows whose text, numbers masked, repeats on pages near
+each other, or that print the page's own number (a chapter title in the header changes with the chapter),
+and any row printed where those are; they are peeled from the page's edge inwards.
 """
 
 import re
