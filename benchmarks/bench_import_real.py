@@ -52,6 +52,8 @@ PDFS = [
     ("maint-guide (DBLaTeX)", "maint-guide-fr", "usr/share/doc/maint-guide-fr/maint-guide.fr.pdf"),
     ("developers-reference (Sphinx)", "developers-reference-fr", "usr/share/developers-reference/fr/developers-reference.pdf"),
     ("LinuxCNC getting started", "linuxcnc-doc-fr", "usr/share/doc/linuxcnc/LinuxCNC_Getting_Started_fr.pdf"),
+    # The long one: memory must not grow with the page count.
+    ("LinuxCNC documentation", "linuxcnc-doc-fr", "usr/share/doc/linuxcnc/LinuxCNC_Documentation_fr.pdf"),
 ]
 # A copy without page labels: the printed numbers alone must give the pages (truth: the original's labels).
 STRIPPED = ("developers-reference, labels stripped", "developers-reference (Sphinx)")
