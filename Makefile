@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps ocr-deps index model calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps index model calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -47,6 +47,10 @@ db-deps:
 # Debian's tesseract with its French data, for `rulesqa import --ocr` and its tests.
 ocr-deps:
 	@command -v tesseract >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-fra >/dev/null; }
+
+# Debian's poppler-utils: pdftotext is the reference of benchmarks/bench_import_real.py (not needed by tests).
+pdf-bench-deps:
+	@command -v pdftotext >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
 
 lint: install
 	$(BIN)/ruff check indexer service eval rulesqa tests benchmarks

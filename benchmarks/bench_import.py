@@ -1,6 +1,6 @@
 """Benchmark of `rulesqa import` on generated rulebooks: speed of a 40-page text PDF, page accuracy on the
 test fixtures (every expected passage cites the page its text is printed on), the OCR path at 150 dpi, and
-the libraries' own costs behind the choice (pdfplumber words, pdfium text and rendering). Prints a Markdown
+the library's own costs (pdfium characters with their geometry, plain text, rendering). Prints a Markdown
 table; not a test. About half a minute on 2 cores.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_import.py
@@ -105,13 +105,17 @@ def main() -> None:
 
 def _libraries(pdf: Path) -> list[tuple]:
     """What each library costs on the same 41 pages: the reason for the split of work between them."""
-    import pdfplumber
     import pypdfium2 as pdfium
 
-    def plumber_words():
-        with pdfplumber.open(str(pdf)) as doc:
-            for page in doc.pages:
-                page.extract_words(extra_attrs=["fontname", "size"])
+    from indexer.pdf.chars import page_chars
+
+    def pdfium_chars():
+        doc = pdfium.PdfDocument(str(pdf))
+        for i in range(len(doc)):
+            page = doc[i]
+            page_chars(page)
+            page.close()
+        doc.close()
 
     def pdfium_text():
         doc = pdfium.PdfDocument(str(pdf))
@@ -126,7 +130,7 @@ def _libraries(pdf: Path) -> list[tuple]:
         doc.close()
 
     return [
-        ("pdfplumber: words with font and position", f"{41 / timed(plumber_words):.0f} pages/s", ""),
+        ("pypdfium2: characters with box, baseline, size, font", f"{41 / timed(pdfium_chars):.0f} pages/s", ""),
         ("pypdfium2: plain text (no fonts)", f"{41 / timed(pdfium_text):.0f} pages/s", ""),
         ("pypdfium2: one page to a 1600 px WebP", f"{timed(pdfium_render) * 1000:.0f} ms", ""),
     ]

@@ -414,12 +414,18 @@ def import_rulebook(
     corpus: Optional[Path] = CorpusOpt,
     ocr: bool = typer.Option(False, "--ocr", help="Lire un PDF scanné (sans texte) avec tesseract."),
     force: bool = typer.Option(False, "--force", help="Remplacer un jeu déjà importé."),
+    max_pages: Optional[int] = typer.Option(
+        None, "--max-pages", min=1, help="Pages au plus (défaut : $RULESQA_IMPORT_MAX_PAGES ou 500)."),
 ):
     """Importer un livret PDF : écrit DOSSIER/ID.md (pages imprimées citées) et copie le PDF à côté."""
     from indexer.pdf import import_pdf
 
-    corpus_dir = settings(corpus_dir=corpus).corpus_dir
-    result = run(lambda: import_pdf(pdf, corpus_dir, game, title, alias, ocr=ocr, force=force))
+    conf = settings(corpus_dir=corpus, import_max_pages=max_pages)
+    result = run(lambda: import_pdf(pdf, conf.corpus_dir, game, title, alias, ocr=ocr, force=force,
+                                    max_pages=conf.import_max_pages))
+    if result.numbering == "physical":
+        typer.echo("rulesqa: attention : aucun numéro de page imprimé n'a été trouvé ; les pages citées sont "
+                   "leur position dans le PDF (en-tête « pages: physical ») : vérifiez-les sur le livret", err=True)
     skipped = f" ; pages sans numéro arabe ignorées : {', '.join(result.skipped)}" if result.skipped else ""
     ocr_note = f" ; {result.ocr_pages} page(s) lue(s) par OCR" if result.ocr_pages else ""
     typer.echo(f"{result.blocks} blocs, pages {result.imported_pages[0]} à {result.imported_pages[-1]} "

@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     admin_token: str | None = Field(None, min_length=16, description="Active /admin ; jeton exigé pour y accéder.")
     # POST /api/admin/reload swaps in a new index version when this token is sent; unset: no such route.
     reload_token: str | None = Field(None, min_length=16, description="Jeton du rechargement de l'index.")
+    # `rulesqa import`: a longer PDF is refused in one line (memory and time grow with the pages read).
+    import_max_pages: int = Field(500, ge=1, le=100_000, description="Pages d'un PDF importé au plus.")
 
     @field_validator("cors_origins", mode="before")
     @classmethod

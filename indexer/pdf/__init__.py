@@ -28,11 +28,15 @@ class ImportResult:
     blocks: int
 
 
+MAX_PAGES = 500  # default page limit of an import (RULESQA_IMPORT_MAX_PAGES, `rulesqa import --max-pages`)
+REOPEN_EVERY = 50  # pages read with one pdfium document before it is reopened (its caches dropped)
+
+
 def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: list[str] = (),
-               ocr: bool = False, force: bool = False) -> ImportResult:
+               ocr: bool = False, force: bool = False, max_pages: int = MAX_PAGES) -> ImportResult:
     from indexer.corpus import read_game
-    from indexer.pdf.layout import open_pdf, page_labels, read_layout, text_chars
-    from indexer.pdf.numbering import number_pages, running_lines
+    from indexer.pdf.layout import finish, open_pdf, page_labels, read_page
+    from indexer.pdf.numbering import mark_running, number_pages
     from indexer.pdf.structure import build_blocks
     from indexer.pdf.writer import layout_json, render_markdown, write_atomic
 
@@ -52,12 +56,22 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
 
     doc = open_pdf(pdf)
     try:
+        if len(doc) > max_pages:
+            raise PdfError(f"{pdf.name} a {len(doc)} pages, plus que la limite de {max_pages} : "
+                           "relevez-la avec --max-pages (ou RULESQA_IMPORT_MAX_PAGES)")
         labels = page_labels(doc)
-        chars = text_chars(doc)
-        scanned = [i for i, n in enumerate(chars) if n == 0]
-        if len(scanned) == len(chars) and not ocr:
+        # Page by page: each page's characters are released once its lines are built. pdfium keeps what it
+        # parsed (fonts, images) for the document's life: reopened every few pages, memory stays flat.
+        pages = []
+        for i in range(len(doc)):
+            if i and i % REOPEN_EVERY == 0:
+                doc.close()
+                _release_freed_memory()
+                doc = open_pdf(pdf)
+            pages.append(read_page(doc, i))
+        scanned = [i for i, page in enumerate(pages) if page is None]
+        if len(scanned) == len(pages) and not ocr:
             raise PdfError(f"{pdf.name} n'a pas de texte (un scan ?) : relancez avec --ocr pour le lire par OCR")
-        pages = read_layout(pdf, skip=set(scanned) if ocr else set())
         if ocr and scanned:
             from indexer.pdf.ocr import ocr_pages
 
@@ -67,7 +81,9 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
         doc.close()
 
     numbering, numbers = number_pages(labels, pages)
-    blocks = build_blocks(pages, numbers, running_lines(pages))
+    mark_running(pages, numbers)
+    pages = [finish(page) if page is not None else None for page in pages]
+    blocks = build_blocks(pages, numbers)
     if not blocks:
         raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
     header = {"id": game_id, "title": title.strip(), "aliases": ", ".join(a.strip() for a in aliases if a.strip()),
@@ -94,6 +110,18 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
     return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
                         len(scanned) if ocr else 0, len(blocks))
+
+
+def _release_freed_memory() -> None:
+    """Hand what pdfium freed back to the system (glibc keeps freed native memory otherwise); a no-op where
+    there is no glibc."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _file_with_id(corpus_dir: Path, game_id: str, target: Path) -> Path | None:

@@ -1,6 +1,16 @@
-"""Printed page numbers, not PDF indexes: the PDF's page labels when it has them, else the numbers printed in
-the header or footer, else the physical position. Pages without an arabic number (a cover, roman front
-matter) get None: the corpus format cites arabic pages only, so their text is not imported."""
+"""Printed page numbers, not PDF indexes, and the running headers and footers around them.
+
+The numbers a reader sees are searched in every page's top and bottom rows (and as lone numbers in the side
+margins), inside whatever text shares the row ("© Éditeur 2021 · 4", "1.1. Le matériel 3"), and kept only
+when they form runs that go up by one per page: a year, a chapter number or a count does not. The PDF's page
+labels are used when they agree with those runs, or when nothing is printed; the page's position only as a
+last resort (`pages: physical`, and `rulesqa import` warns). Pages without an arabic number (a cover, roman
+front matter) get None: the corpus format cites arabic pages only, so their text is not imported.
+
+Running headers and footers are the top and bottom rows whose text, numbers masked, repeats on pages near
+each other, or that print the page's own number (a chapter title in the header changes with the chapter),
+and any row printed where those are; they are peeled from the page's edge inwards.
+"""
 
 import re
 from collections import Counter
@@ -9,62 +19,176 @@ from indexer.pdf.layout import PageText
 
 ROMAN = re.compile(r"^[ivxlc]+$", re.IGNORECASE)
 PAGE_NUMBER = re.compile(r"^(?:page|p\.)?\s*(\d{1,4}|[ivxlc]{1,6})(?:\s*/\s*\d{1,4})?$", re.IGNORECASE)
+# A standalone integer: not part of a word, a decimal, a section number ("1.1"), a date or a range.
+NUMBER_TOKEN = re.compile(r"(?<![\w.,/:\-])(\d{1,4})(?![\w/:\-]|[.,]\d)")
+OF_TOTAL = re.compile(r"(?<![\w.,/])(\d{1,4})\s*/\s*\d{1,4}(?![\w/])")  # "page / pages"
+ROMAN_END = re.compile(r"^[ivxlc]{1,6}$")  # lowercase, first or last word of a row: front matter
+RUNNING_SIZE = 1.3  # a running header is not much larger than the body text (a repeated title may be)
+MIN_EVIDENCE = 0.25  # share of the text pages whose own printed number must confirm a numbering
 
 
 def printed_number(text: str) -> str | None:
-    """"12", "Page 12", "12 / 40", "iv": the number a header or footer line prints, else None."""
+    """"12", "Page 12", "12 / 40", "iv": the number a header or footer line prints on its own, else None."""
     match = PAGE_NUMBER.match(text.strip())
     return match.group(1) if match else None
+
+
+def numbers_in(text: str) -> set[int]:
+    """The integers a header or footer row prints, whatever surrounds them ("12/40": 12)."""
+    text = OF_TOTAL.sub(r"\1", text)
+    return {int(n) for n in NUMBER_TOKEN.findall(text) if int(n) >= 1}
 
 
 def _arabic(label: str) -> int | None:
     return int(label) if label.isdigit() and int(label) >= 1 else None
 
 
-def number_pages(labels: list[str], pages: list[PageText | None]) -> tuple[str, list[int | None]]:
-    """("labels" | "printed" | "physical", the printed number of each page or None)."""
-    count = len(labels)
-    # Labels that only repeat the positions (1..N, what some exporters write by default) say nothing the
-    # printed numbers could not say better.
-    if any(labels) and labels != [str(i + 1) for i in range(count)]:
-        return "labels", [_arabic(label) for label in labels]
-    printed: dict[int, str] = {}
+def _printed(pages: list[PageText | None], count: int) -> tuple[list[int | None], set[int]]:
+    """Each page's printed number from runs of candidates increasing by one per page, and the pages whose
+    own rows print their number (the evidence)."""
+    candidates: dict[int, set[int]] = {}
+    roman: set[int] = set()
     for page in pages:
         if page is None:
             continue
-        for line in page.margin:
-            number = printed_number(line.text)
-            if number is not None:
-                printed[page.index] = number
-    arabic = {i: int(n) for i, n in printed.items() if n.isdigit()}
-    if len(arabic) >= max(2, count // 2):
-        offset, votes = Counter(n - (i + 1) for i, n in arabic.items()).most_common(1)[0]
-        if votes >= len(arabic) * 0.8:
-            numbers = []
-            for i in range(count):
-                n = i + 1 + offset
-                roman = i in printed and not printed[i].isdigit()
-                numbers.append(n if n >= 1 and not roman else None)
-            return "printed", numbers
+        found = set()
+        for row in page.edges:
+            found |= numbers_in(row.text)
+            words = row.text.split()
+            if words and row.end != "side" and (ROMAN_END.match(words[0]) or ROMAN_END.match(words[-1])):
+                roman.add(page.index)
+        candidates[page.index] = found
+    offset_of: dict[int, int] = {}
+    first = 0
+    while True:
+        votes = Counter(n - i for i, found in candidates.items() if i not in offset_of for n in found)
+        if not votes:
+            break
+        offset, n = votes.most_common(1)[0]
+        first = first or n
+        if n < max(2, 0.2 * first):  # a second run (numbering restarted) must be more than a coincidence
+            break
+        for i, found in candidates.items():
+            if i not in offset_of and i + offset in found:
+                offset_of[i] = offset
+    evidence = set(offset_of)
+    numbers: list[int | None] = [None] * count
+    marks = sorted(offset_of)
+    for i in range(count):
+        if i in offset_of:
+            numbers[i] = i + offset_of[i]
+            continue
+        before = max((m for m in marks if m < i), default=None)
+        after = min((m for m in marks if m > i), default=None)
+        # A page between two pages of one run is numbered by it (a chapter opening, a full-page picture);
+        # before the first and after the last, the nearest run goes on.
+        if before is not None and after is not None and offset_of[before] != offset_of[after]:
+            continue
+        near = before if before is not None else after
+        if near is None or i in roman:
+            continue
+        numbers[i] = i + offset_of[near]
+    return _unique(numbers, evidence), evidence
+
+
+def _unique(numbers: list[int | None], evidence: set[int]) -> list[int | None]:
+    """One PDF page per printed number (a cover labelled 1 beside the real page 1): the page that prints
+    it wins, else the later one."""
+    pages: dict[int, list[int]] = {}
+    for i, n in enumerate(numbers):
+        if n is not None:
+            if n < 1:
+                numbers[i] = None
+            else:
+                pages.setdefault(n, []).append(i)
+    for where in pages.values():
+        if len(where) > 1:
+            keep = next((i for i in where if i in evidence), where[-1])
+            for i in where:
+                if i != keep:
+                    numbers[i] = None
+    return numbers
+
+
+def number_pages(labels: list[str], pages: list[PageText | None]) -> tuple[str, list[int | None]]:
+    """("labels" | "printed" | "physical", the printed number of each page or None)."""
+    count = len(labels)
+    printed, evidence = _printed(pages, count)
+    text_pages = sum(1 for page in pages if page is not None) or count
+    trusted = len(evidence) >= max(2, MIN_EVIDENCE * text_pages)
+    # Labels that only repeat the positions (1..N, what some exporters write by default) say nothing.
+    useful = any(labels) and labels != [str(i + 1) for i in range(count)]
+    arabic = [_arabic(label) for label in labels]
+    if useful:
+        agree = sum(1 for i in evidence if arabic[i] == printed[i])
+        if not trusted or agree >= 0.9 * len(evidence):
+            return "labels", _unique(arabic, {i for i in evidence if arabic[i] == printed[i]})
+    if trusted:
+        return "printed", printed
     return "physical", list(range(1, count + 1))
-
-
-def running_lines(pages: list[PageText | None]) -> set[str]:
-    """Header and footer texts repeated on several pages (digits ignored: "Zorglub · 3" and "Zorglub · 4" are
-    one running header)."""
-    seen = Counter()
-    for page in pages:
-        if page is not None:
-            seen.update({_shape(line.text) for line in page.margin})
-    present = sum(1 for page in pages if page is not None)
-    return {text for text, n in seen.items() if n >= max(2, present * 0.3)}
 
 
 def _shape(text: str) -> str:
     return re.sub(r"\d+", "#", text.strip().lower())
 
 
-def body_margin_lines(page: PageText, running: set[str]) -> list:
-    """Lines of the margin zones that are neither running text nor a page number: kept as body text."""
-    return [line for line in page.margin
-            if _shape(line.text) not in running and printed_number(line.text) is None]
+def body_size(pages: list[PageText | None]) -> float:
+    sizes = Counter()
+    for page in pages:
+        for line in page.lines if page is not None else ():
+            sizes[round(line.size * 2) / 2] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def mark_running(pages: list[PageText | None], numbers: list[int | None]) -> None:
+    """Mark in each page what is not rule text: running headers and footers (their text repeats with the
+    numbers masked on pages close to each other; or, changing with the chapter, they print the page's
+    number; or they sit where those do) and page numbers. Rows are peeled from the page's edge inwards: a
+    second row goes only with a first one, and only when it sits tight against it (a two-line footer), so
+    the first line of the text itself stays."""
+    present = [page for page in pages if page is not None]
+    need = max(2, min(3, len(present) // 3))
+    size = body_size(present)
+    seen: dict[tuple, list[int]] = {}
+    for page in present:
+        for key in {(row.end, _shape(row.text)) for row in page.edges
+                    if row.end != "side" and row.size <= size * RUNNING_SIZE}:
+            seen.setdefault(key, []).append(page.index)
+    # A chapter opening ("Chapitre 3" on its first page) repeats too, but never on neighbouring pages.
+    running = {key for key, where in seen.items()
+               if len(where) >= need and min(b - a for a, b in zip(where, where[1:])) <= 2}
+
+    def furniture(page, row) -> bool:
+        return (row.end, _shape(row.text)) in running or numbers[page.index] in numbers_in(row.text)
+
+    slots = Counter()
+    for page in present:
+        slots.update({(row.end, round(row.top / 2), round(row.size)) for row in page.edges
+                      if row.end != "side" and row.size <= size * RUNNING_SIZE and furniture(page, row)})
+    wanted = max(need, len(present) * MIN_EVIDENCE)
+    places = [key for key, n in slots.items() if n >= wanted]
+
+    def drop(row) -> bool:
+        return (printed_number(row.text) is not None or (row.end, _shape(row.text)) in running
+                or (row.size <= size * RUNNING_SIZE and any(
+                    end == row.end and abs(top * 2 - row.top) <= 2.5 and abs(s - row.size) <= 1
+                    for end, top, s in places)))
+
+    for page in present:
+        for end in ("top", "bottom"):
+            rows = [row for row in page.edges if row.end == end]
+            if end == "bottom":
+                rows.reverse()  # the outermost first
+            outer = None
+            for row in rows:
+                if outer is not None:
+                    gap = row.top - outer.bottom if end == "top" else outer.top - row.bottom
+                    if gap > row.size:
+                        break
+                if not drop(row):
+                    break
+                page.dropped.update(id(piece) for piece in row.pieces)
+                outer = row
+        for row in page.edges:
+            if row.end == "side":
+                page.dropped.update(id(piece) for piece in row.pieces)

@@ -1,19 +1,34 @@
 """Pages without a text layer read by Debian's tesseract (tesseract-ocr + tesseract-ocr-fra), one process
-per page, two at a time: the lines come back positioned, and go through the same cleaning as text pages."""
+per page, two at a time. tesseract's hOCR keeps its own layout analysis: blocks, paragraphs and lines, and
+each line's size (`x_size`, fitted on the whole line rather than one word's box). Lines are regrouped by
+those paragraphs, not line by line, and every line of a paragraph gets the paragraph's size, so that a
+line with tall letters is not read as a heading. The lines then go through the same cleaning as text pages.
+"""
 
 import os
+import re
 import shutil
+import statistics
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from html.parser import HTMLParser
 from io import BytesIO
 
 from indexer.errors import PdfError
-from indexer.pdf.layout import MARGIN_ZONE, PageText, TextLine, split_page
+from indexer.pdf.layout import EDGE_ZONE, PageText, Row, TextLine, split_page
 from indexer.pdf.numbering import printed_number
 from indexer.pdf.text import normalise
 
 DPI = 150
 STRIP_GAP = 40  # pixels of white between the top and bottom strips, so tesseract keeps them apart
+STRIP_ZONE = 0.1  # share of the page height OCRed again at the top and bottom, for a lone page number
+IN_FLIGHT = 4  # rendered pages waiting for tesseract at most (memory stays flat on a long scan)
+# What tesseract makes of a bullet: a lone mark, or a mark glued to the first word ("_5 plateaux").
+BULLET_MARKS = "•·●▪■◦*+_«»©®°o"
+_BBOX = re.compile(r"bbox (-?\d+) (-?\d+) (-?\d+) (-?\d+)")
+_XSIZE = re.compile(r"x_size ([\d.]+)")
+_BASELINE = re.compile(r"baseline (-?[\d.]+) (-?[\d.]+)")
+LINE_CLASSES = {"ocr_line", "ocr_header", "ocr_textfloat", "ocr_caption"}
 
 
 def check_tesseract() -> str:
@@ -23,39 +38,96 @@ def check_tesseract() -> str:
     return exe
 
 
-def _tsv_lines(tsv: str, scale: float, para: tuple = ()) -> list[TextLine]:
-    """tesseract's TSV (one row per word, with its block, paragraph and line) -> lines in PDF points."""
-    lines: dict[tuple, list[list[str]]] = {}
-    for row in tsv.splitlines()[1:]:
-        cols = row.split("\t")
-        if len(cols) < 12 or cols[0] != "5" or not cols[11].strip():
-            continue
-        lines.setdefault((int(cols[2]), int(cols[3]), int(cols[4])), []).append(cols)
+class _Hocr(HTMLParser):
+    """hOCR -> [(block, paragraph, line bbox, x_size, baseline offset, [(text, bbox)])]."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines, self.stack = [], []
+        self.block = self.par = 0
+        self.word = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        cls, title = attrs.get("class", ""), attrs.get("title", "")
+        self.stack.append(cls)
+        if cls == "ocr_carea":
+            self.block += 1
+        elif cls == "ocr_par":
+            self.par += 1
+        elif cls in LINE_CLASSES:
+            box = _BBOX.search(title)
+            size = _XSIZE.search(title)
+            base = _BASELINE.search(title)
+            self.lines.append((self.block, self.par, tuple(map(int, box.groups())) if box else (0, 0, 0, 0),
+                               float(size.group(1)) if size else 0.0, float(base.group(2)) if base else 0.0, []))
+        elif cls == "ocrx_word" and self.lines:
+            box = _BBOX.search(title)
+            self.word = ["", tuple(map(int, box.groups())) if box else (0, 0, 0, 0)]
+            self.lines[-1][5].append(self.word)
+
+    def handle_endtag(self, tag):
+        if self.stack:
+            if self.stack.pop() == "ocrx_word":
+                self.word = None
+
+    def handle_data(self, data):
+        if self.word is not None:
+            self.word[0] += data
+
+
+def hocr_lines(hocr: str, scale: float, para: tuple = ()) -> list[TextLine]:
+    """tesseract's hOCR -> lines in PDF points, each with its paragraph and the paragraph's size."""
+    parser = _Hocr()
+    parser.feed(hocr)
+    rows = [list(row) for row in parser.lines if any(w[0].strip() for w in row[5])]
+    sizes: dict[tuple, list[float]] = {}
+    for row in rows:
+        sizes.setdefault((row[0], row[1]), []).append(row[3])
+    # A title that tesseract put at the head of the paragraph it introduces ("Fin de partie" over "La
+    # partie s'arrête…"): a first line clearly larger than the others is a paragraph of its own.
+    for i, row in enumerate(rows):
+        key = (row[0], row[1])
+        rest = sizes[key][1:]
+        if (rest and row[3] == sizes[key][0] and (i == 0 or (rows[i - 1][0], rows[i - 1][1]) != key)
+                and row[3] >= 1.2 * statistics.median(rest)):
+            sizes[key] = rest
+            row[1] = (row[1], "title")
+            sizes[(row[0], row[1])] = [row[3]]
     out = []
-    for key, words in lines.items():
-        left = [int(w[6]) for w in words]
-        top = [int(w[7]) for w in words]
-        right = [int(w[6]) + int(w[8]) for w in words]
-        bottom = [int(w[7]) + int(w[9]) for w in words]
-        # A word's box height is about 1.4 x-heights for mixed text: the line's tallest box stands for the size.
-        size = max(int(w[9]) for w in words) * scale
-        text = normalise(" ".join(w[11] for w in words))
+    for block, par, (x0, y0, x1, y1), _, offset, words in rows:
+        words = [(w[0].strip(), w[1]) for w in words if w[0].strip()]
+        size_px = statistics.median(sizes[(block, par)]) or (y1 - y0)
+        texts = [t for t, _ in words]
+        first_box = words[0][1]
+        small = first_box[2] - first_box[0] <= 0.6 * size_px and first_box[3] - first_box[1] <= 0.45 * size_px
+        if len(texts[0]) > 1 and texts[0][0] in BULLET_MARKS and texts[0][0] != "o" and texts[0][1].isalnum():
+            texts[0:1] = ["•", texts[0][1:]]  # a mark glued to the first word
+        elif len(texts) > 1 and (texts[0] in BULLET_MARKS or (len(texts[0]) <= 2 and not texts[0].isdigit() and (
+                small or not texts[0].isalnum()))):
+            texts[0] = "•"  # a lone mark, or a dot too small to be a letter, read as a letter
         # Words far apart on one line are table cells: the line is then a row, kept on its own.
-        cells = 1 + sum(1 for a, b in zip(words, words[1:])
-                        if int(b[6]) - int(a[6]) - int(a[8]) > 2 * max(int(a[9]), int(b[9])))
-        out.append(TextLine(text, min(left) * scale, min(top) * scale, max(right) * scale, max(bottom) * scale,
-                            round(size), False, cells=cells, para=(*para, *key[:2])))
+        cells = 1 + sum(1 for (_, a), (_, b) in zip(words, words[1:]) if b[0] - a[2] > 2 * size_px)
+        out.append(TextLine(normalise(" ".join(texts)), x0 * scale, y0 * scale, x1 * scale, y1 * scale,
+                            round(size_px * scale * 2) / 2, False, cells=cells, para=(*para, block, par),
+                            baseline=(y1 + offset) * scale))
     return out
 
 
 def ocr_pages(doc, indexes: list[int], lang: str = "fra") -> dict[int, PageText]:
     exe = check_tesseract()
-    # pdfium is not thread-safe: pages are rendered here one by one, and only tesseract runs in parallel.
+    # pdfium is not thread-safe: pages are rendered here one by one, and only tesseract runs in parallel;
+    # a few rendered pages wait at most.
+    out, pending = {}, {}
     with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {}
         for i in indexes:
-            futures[i] = pool.submit(_run_rendered, _render(doc, i), i, exe, lang)
-        return {i: f.result() for i, f in futures.items()}
+            if len(pending) >= IN_FLIGHT:
+                first = next(iter(pending))
+                out[first] = pending.pop(first).result()
+            pending[i] = pool.submit(_run_rendered, _render(doc, i), i, exe, lang)
+        for i, future in pending.items():
+            out[i] = future.result()
+    return out
 
 
 def _png(image) -> bytes:
@@ -73,7 +145,7 @@ def _render(doc, index: int):
     page.close()
     # The margin strips again on their own, stacked in one small image (one tesseract start, not two):
     # page-layout analysis tends to drop a lone page number.
-    strip = int(image.height * MARGIN_ZONE)
+    strip = int(image.height * STRIP_ZONE)
     strips = Image.new("L", (image.width, 2 * strip + STRIP_GAP), 255)
     strips.paste(image.crop((0, 0, image.width, strip)), (0, 0))
     strips.paste(image.crop((0, image.height - strip, image.width, image.height)), (0, strip + STRIP_GAP))
@@ -82,7 +154,7 @@ def _render(doc, index: int):
 
 def _tesseract(exe: str, png: bytes, lang: str, psm: int, index: int) -> str:
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # one core per page; pages run in parallel instead
-    result = subprocess.run([exe, "stdin", "stdout", "-l", lang, "--dpi", str(DPI), "--psm", str(psm), "tsv"],
+    result = subprocess.run([exe, "stdin", "stdout", "-l", lang, "--dpi", str(DPI), "--psm", str(psm), "hocr"],
                             input=png, capture_output=True, env=env, timeout=120)
     if result.returncode != 0:
         message = result.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -93,12 +165,14 @@ def _tesseract(exe: str, png: bytes, lang: str, psm: int, index: int) -> str:
 def _run_rendered(rendered, index: int, exe: str, lang: str) -> PageText:
     width, height, png, (strip, pixels, strips) = rendered
     scale = 72 / DPI
-    page = split_page(index, width, height, _tsv_lines(_tesseract(exe, png, lang, 3, index), scale))
-    if not any(printed_number(line.text) for line in page.margin):
-        for line in _tsv_lines(_tesseract(exe, strips, lang, 6, index), scale, para=(-1,)):
-            if line.top / scale > strip:  # from the bottom strip: back to its place on the page
+    page = split_page(index, width, height, hocr_lines(_tesseract(exe, png, lang, 3, index), scale))
+    if not any(printed_number(row.text) for row in page.edges):
+        for line in hocr_lines(_tesseract(exe, strips, lang, 6, index), scale, para=(-1,)):
+            bottom = line.top / scale > strip
+            if bottom:  # from the bottom strip: back to its place on the page
                 shift = (pixels - strip - (strip + STRIP_GAP)) * scale
-                line.top, line.bottom = line.top + shift, line.bottom + shift
-            if printed_number(line.text):
-                page.margin.append(line)
+                line.top, line.bottom, line.baseline = line.top + shift, line.bottom + shift, line.baseline + shift
+            if printed_number(line.text) and (line.top < height * EDGE_ZONE or line.bottom > height * (1 - EDGE_ZONE)):
+                page.edges.append(Row(line.text, line.top, line.bottom, line.size, "bottom" if bottom else "top",
+                                      [line]))
     return page

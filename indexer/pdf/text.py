@@ -9,7 +9,9 @@ _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "
 _SPACES = dict.fromkeys(map(ord, "\u00a0\u202f\u2007\u2009\u200a\u2002\u2003\u2004\u2005\u2006"), " ")
 _QUOTES = {"\u2019": "'", "\u2018": "'", "\u201b": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
 _TABLE = {**{ord(k): v for k, v in _LIGATURES.items()}, **_SPACES, **{ord(k): v for k, v in _QUOTES.items()},
-          ord("\u200b"): "", ord("\ufeff"): ""}
+          ord("\u200b"): "", ord("\ufeff"): "", ord("\t"): " ",
+          # Control characters: glyphs of a font without a Unicode mapping (TeX guillemets read as \x13).
+          **{c: "" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f)}}
 _BLANKS = re.compile(r"\s+")
 # pdfminer writes a glyph without a Unicode mapping as "(cid:N)": at a line start it is a dingbat bullet.
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+")
@@ -42,3 +44,23 @@ def join_hyphenated(head: str, tail: str, vocabulary: set[str]) -> str:
     keep = (kept in vocabulary and joined not in vocabulary) or (
         joined not in vocabulary and (bare in COMPOUND_TAILS or b[:1].isupper() or b[:1].isdigit() or "-" in b))
     return head + tail if keep else head[:-1] + tail
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+_TOKENS = re.compile(r"\S+")
+
+
+def _word(token: str) -> bool:
+    """Letters a person reads: two different ones or more, no lowercase-then-capital inside ("hP")."""
+    letters = "".join(_LETTERS.findall(token))
+    return len(set(letters.lower())) > 1 and not re.search(r"[a-zà-ÿ][A-ZÀ-Þ]", letters[:3])
+
+
+def reads_as_text(text: str, numbers_too: bool = False) -> bool:
+    """Words a person reads, not a row of symbols or music glyphs mapped to letters ("h h h ª h h",
+    "ª hhhhhh", "4 h h"). `numbers_too`: a row of figures (a table, a score) counts as text."""
+    tokens = _TOKENS.findall(text)
+    if any(_word(t) for t in tokens):
+        return True
+    junk = [t for t in tokens if _LETTERS.search(t)]
+    return numbers_too and not junk and any(c.isdigit() for c in text)

@@ -3,6 +3,7 @@ ending with its pages) and the layout sidecar (where each line is printed, for h
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -18,7 +19,15 @@ def page_ref(pages: list[int]) -> str:
     return "(p. " + ", ".join(map(str, pages)) + ")"
 
 
+# What the corpus reader takes for a page reference: "(p. 12)", but also the text's own "(p. ex. …)" or a
+# cross-reference "(voir p. 4)" printed in the rulebook, which must not become a citation.
+_PAGE_REF = re.compile(r"\((?=\s*pp?\b)")
+WORD_JOINER = "\u2060"
+
+
 def _safe(text: str) -> str:
+    # A page reference printed in the text stays text: an invisible word joiner after its parenthesis.
+    text = _PAGE_REF.sub("(" + WORD_JOINER, text)
     # A paragraph must not be read back as a heading, a question or a bullet it is not.
     if text.startswith("#"):
         return text.lstrip("#").strip()
@@ -35,7 +44,7 @@ def render_markdown(header: dict[str, str], blocks: list[Block]) -> tuple[str, l
     layout = []
     previous = None
     for block in blocks:
-        text = _safe(block.text) if block.kind != "li" else block.text
+        text = _safe(block.text) if block.kind != "li" else _PAGE_REF.sub("(" + WORD_JOINER, block.text)
         if block.kind == "h":
             line = f"{'#' * block.level} {text} {page_ref(block.pages)}"
             out += ([""] if out[-1] else []) + [line, ""]

@@ -37,9 +37,11 @@ def test_page_ref_ranges():
 
 
 def _page(index, footer):
-    from indexer.pdf.layout import PageText, TextLine
+    from indexer.pdf.layout import TextLine, split_page
 
-    return PageText(index, 595, 842, margin=[TextLine(footer, 290, 810, 300, 820, 9, False)] if footer else [])
+    body = [TextLine("Une règle du jeu.", 56, 400, 300, 410, 10, False, baseline=408)]
+    foot = [TextLine(footer, 290, 810, 300, 820, 9, False, baseline=818)] if footer else []
+    return split_page(index, 595, 842, body + foot)
 
 
 def test_numbering_labels_then_printed_then_physical():
@@ -51,3 +53,54 @@ def test_numbering_labels_then_printed_then_physical():
     assert number_pages(["1", "2", "3", "4"], pages) == ("printed", [None, 1, 2, 3])
     assert number_pages(["", "", "", ""], pages) == ("printed", [None, 1, 2, 3])
     assert number_pages(["", "", "", ""], [_page(i, None) for i in range(4)]) == ("physical", [1, 2, 3, 4])
+
+
+HOCR = """<div class='ocr_carea' id='block_1_1'><p class='ocr_par' id='par_1_1'>
+<span class='ocr_line' id='line_1_1' title="bbox 100 100 400 130; baseline 0 -6; x_size 30; x_descenders 6; x_ascenders 8">
+<span class='ocrx_word' title='bbox 100 100 200 130; x_wconf 95'>Fin</span>
+<span class='ocrx_word' title='bbox 210 100 300 130; x_wconf 95'>de partie</span></span>
+<span class='ocr_line' id='line_1_2' title="bbox 100 150 900 170; baseline 0 -4; x_size 20; x_descenders 4; x_ascenders 6">
+<span class='ocrx_word' title='bbox 100 150 300 170; x_wconf 95'>La partie</span>
+<span class='ocrx_word' title='bbox 310 150 600 170; x_wconf 95'>s&#39;arrête une fois par</span></span>
+<span class='ocr_line' id='line_1_3' title="bbox 100 180 700 204; baseline 0 -4; x_size 22; x_descenders 4; x_ascenders 6">
+<span class='ocrx_word' title='bbox 100 180 200 204; x_wconf 95'>tour.</span></span>
+</p><p class='ocr_par' id='par_1_2'>
+<span class='ocr_line' id='line_1_4' title="bbox 100 220 500 240; baseline 0 -4; x_size 20; x_descenders 4; x_ascenders 6">
+<span class='ocrx_word' title='bbox 100 220 160 240; x_wconf 60'>_5</span>
+<span class='ocrx_word' title='bbox 170 220 300 240; x_wconf 95'>plateaux</span></span>
+<span class='ocr_line' id='line_1_5' title="bbox 100 250 500 270; baseline 0 -4; x_size 20; x_descenders 4; x_ascenders 6">
+<span class='ocrx_word' title='bbox 100 254 108 262; x_wconf 30'>e</span>
+<span class='ocrx_word' title='bbox 120 250 300 270; x_wconf 95'>6 dés</span></span></p></div>"""
+
+
+def test_hocr_lines_keep_tesseract_paragraphs_titles_and_bullets():
+    from indexer.pdf.ocr import hocr_lines
+
+    lines = hocr_lines(HOCR, 0.5)
+    assert [line.text for line in lines] == ["Fin de partie", "La partie s'arrête une fois par", "tour.",
+                                             "• 5 plateaux", "• 6 dés"]
+    title, first, second = lines[:3]
+    # The larger first line is a paragraph of its own; the two others share one paragraph and one size.
+    assert title.para != first.para and first.para == second.para and first.size == second.size == 10.5
+    assert title.size == 15 and first.baseline == (170 - 4) * 0.5
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("© Éditeur 2021 · 4", {2021, 4}), ("1.1. Le matériel 3", {3}), ("12/40", {12}), ("Page 7 / 40", {7}),
+    ("2     Chapitre 1. Mise en place", {2, 1}), ("Version 2.3, le 12-05", set()), ("3e édition", set()),
+])
+def test_numbers_printed_in_a_header_or_footer_row(text, numbers):
+    from indexer.pdf.numbering import numbers_in
+
+    assert numbers_in(text) == numbers
+
+
+def test_printed_numbers_must_go_up_by_one_per_page():
+    from indexer.pdf.numbering import number_pages
+
+    # A year and a chapter number repeat; only the page number makes a run. Page 3 prints nothing (a full-
+    # page picture): the run numbers it.
+    footers = [None, "© Zorglub 2021 · Chapitre 1 · 1", "© Zorglub 2021 · Chapitre 1 · 2", None,
+               "© Zorglub 2021 · Chapitre 2 · 4"]
+    pages = [_page(i, f) for i, f in enumerate(footers)]
+    assert number_pages([""] * 5, pages) == ("printed", [None, 1, 2, 3, 4])
