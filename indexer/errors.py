@@ -56,3 +56,7 @@ class LogStoreError(RulesqaError):
 
 class PdfError(RulesqaError):
     """A rulebook PDF that cannot be imported: not a PDF, encrypted, corrupt, empty, without text."""
+
+
+class ClusterError(RulesqaError):
+    """A Ray cluster that cannot be used: ray not installed, address unreachable, a task that failed."""

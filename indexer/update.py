@@ -20,7 +20,7 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
-from indexer.build import dense_index, embed_passages, lexical_index, make_manifest
+from indexer.build import PassageEncoder, dense_index, embed_passages, lexical_index, make_manifest
 from indexer.corpus import corpus_files, read_game
 from indexer.errors import CorpusError, UnknownGameError
 from indexer.passages import passages_of
@@ -52,8 +52,10 @@ def game_file(corpus: Path, game_id: str) -> Path:
     raise CorpusError(corpus, 1, f"aucun fichier du corpus ne déclare « id: {game_id} »")
 
 
-def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = None, remove: bool = False) -> UpdateResult:
-    """Replace (or add) the game `game_id` from its corpus file, or remove it; returns the new manifest."""
+def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = None, remove: bool = False,
+                encode: PassageEncoder | None = None) -> UpdateResult:
+    """Replace (or add) the game `game_id` from its corpus file, or remove it; returns the new manifest.
+    `encode`: how its new passages are encoded (here by default, or on a cluster: indexer/cluster.py)."""
     started = time.perf_counter()
     data = store.load(index_dir)
     data.manifest.check_compatible(embedder)
@@ -75,7 +77,8 @@ def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = N
             raise CorpusError(Path(doc.game.path or corpus), 1, f"le fichier déclare « {doc.game.id} »")
         new = passages_of(doc)
         texts = [embedding_text(p, doc.game) for p in new]
-        new_vectors, encoded = embed_passages(embedder, texts, [p.id for p in new], reuse, progress=False)
+        new_vectors, encoded = embed_passages(embedder, texts, [p.id for p in new], reuse, progress=False,
+                                               encode=encode)
         games.append(doc.game)
         passages += new
         tokens += [analyze(lexical_text(p, doc.game)) for p in new]
