@@ -47,9 +47,13 @@ def connect(address: str, env: dict[str, str] | None = None):
     if ray.is_initialized():
         return ray
     runtime_env = {"env_vars": env} if env else None
+    # A cluster on loopback (nodes started with --node-ip-address 127.0.0.2, say): this driver joins it there,
+    # where Ray would otherwise take the machine's network address.
+    host = address.split("://")[-1].rsplit(":", 1)[0]
+    local = {"_node_ip_address": host} if host.startswith("127.") else {}
     try:
         ray.init(address=address, namespace=NAMESPACE, log_to_driver=False, runtime_env=runtime_env,
-                 logging_level="WARNING")
+                 logging_level="WARNING", **local)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ClusterError(f"grappe Ray injoignable à {address} ({str(exc).splitlines()[0]})") from None
     return ray

@@ -54,6 +54,8 @@ ModelOpt = typer.Option(
     help="Modèle sentence-transformers (nom ou dossier) ; défaut : $RULESQA_MODEL ou multilingual-e5-small local.",
 )
 IndexOpt = typer.Option(None, "--index", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR ou var/index).")
+RayOpt = typer.Option(None, "--ray", help="Grappe Ray (hôte:port de sa tête ; défaut : $RULESQA_RAY_ADDRESS) : "
+                      "encoder (index) ou servir (serve) sur la grappe.")
 
 
 @app.command()
@@ -103,23 +105,47 @@ def index(
     game: Optional[str] = typer.Option(None, "--game", help="Ajouter ou remplacer ce seul jeu (id) dans l'index "
                                        "existant, avec son modèle."),
     remove: Optional[str] = typer.Option(None, "--remove", help="Retirer ce seul jeu (id) de l'index existant."),
+    ray: Optional[str] = RayOpt,
+    shards: Optional[int] = typer.Option(None, "--shards", min=1, help="Écrire K index de jeux entiers "
+                                         "(équilibrés en passages) et un catalogue, pour `serve --ray --shards`."),
 ):
     """Construire l'index (FAISS + BM25 français) du corpus, avec e5 adapté au corpus ; réutilise les
     embeddings inchangés et le modèle adapté tant que le corpus ne change pas."""
     from indexer.build import build_index
 
-    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=False if no_adapt else None)
+    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=False if no_adapt else None,
+                    ray_address=ray)
+    if (game or remove) and shards:
+        fail("--game et --remove modifient un index unique : reconstruisez l'index partagé avec --shards")
+    encoder = _cluster_encoder(conf)
     if game or remove:
         from rulesqa.update import update_one
 
-        return update_one(conf, game, remove, run, fail)
+        return update_one(conf, game, remove, run, fail, encoder)
     embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
-    result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
+    encode = encoder(embedder) if encoder else None
+    if shards:
+        from indexer.shards import build_shards
+
+        result = run(lambda: build_shards(conf.corpus_dir, conf.index_dir, embedder, shards, not quiet, encode))
+    else:
+        result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, not quiet, encode))
     stats, info = result.stats, result.manifest.corpus
     per_game = ", ".join(f"{g} {n}" for g, n in info.passages_per_game.items())
     typer.echo(f"{info.passages} passages ({per_game}) ; {stats.encoded} encodés, {stats.reused} réutilisés ; "
                f"{stats.seconds} s", err=True)
     typer.echo(str(conf.index_dir))
+
+
+def _cluster_encoder(conf):
+    """With a Ray address: joins the cluster now (a wrong address fails before any work) and returns
+    embedder -> the encoder that encodes on it; None without one."""
+    if not conf.ray_address:
+        return None
+    from indexer.cluster import RayEncoder, connect
+
+    run(lambda: connect(conf.ray_address))
+    return lambda embedder: RayEncoder(embedder)
 
 
 @app.command()

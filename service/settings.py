@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     admin_token: str | None = Field(None, min_length=16, description="Active /admin ; jeton exigé pour y accéder.")
     # POST /api/admin/reload swaps in a new index version when this token is sent; unset: no such route.
     reload_token: str | None = Field(None, min_length=16, description="Jeton du rechargement de l'index.")
+    # A Ray cluster (host:port of its head) for `rulesqa index` and `rulesqa serve` (docs/SCALE.md).
+    ray_address: str | None = Field(None, pattern=r"^(auto|(ray://)?[\w.\-]+:\d+)$", description="Tête de la grappe Ray (hôte:port).")
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -1,6 +1,7 @@
 """A throwaway two-node Ray cluster on loopback for the tests (and benchmarks/bench_cluster.py).
 
-Each node is `ray start ... --block` in its own process group, with its own temporary folder and free
+The nodes' address is 127.0.0.2: loopback, which Ray keeps (given 127.0.0.1, it would take the machine's
+network address instead). Each node is `ray start ... --block` in its own process group, with its own temporary folder and free
 ports for everything Ray listens on, so that it never meets another Ray cluster on this machine. It is
 stopped by its own process groups' ids (and any process left under its temporary folder, by pid),
 never by `ray stop`, which would end every Ray process on the machine.
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 RAY = Path(sys.executable).with_name("ray")
+HOST = "127.0.0.2"
 
 
 def free_port() -> int:
@@ -49,16 +51,17 @@ class RayNodes:
         self.cpus = cpus
         self.object_store = object_store_mb * 2**20
         self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
+        self.address = f"{HOST}:{self.port}"
         # No memory monitor: on a shared machine it would kill our workers for other people's memory.
+        # Serve's proxy (on the head) spreads requests over every node's replicas, not its own node's first.
         self.env = {**os.environ, "RAY_memory_monitor_refresh_ms": "0", "RAY_USAGE_STATS_ENABLED": "0",
-                    **(env or {})}
+                    "RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0", **(env or {})}
         self.env.pop("RAY_ADDRESS", None)
         self.procs: list[subprocess.Popen] = []
 
     def _node_args(self, index: int) -> list[str]:
         low, high = _free_range(200)
-        return ["--block", "--node-ip-address=127.0.0.1", f"--num-cpus={self.cpus[index]}", "--num-gpus=0",
+        return ["--block", f"--node-ip-address={HOST}", f"--num-cpus={self.cpus[index]}", "--num-gpus=0",
                 f"--object-store-memory={self.object_store}", f"--temp-dir={self.root / f'node{index}'}",
                 f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
                 f"--metrics-export-port={free_port()}", f"--dashboard-agent-listen-port={free_port()}",
@@ -102,7 +105,8 @@ class RayNodes:
 
     def _wait_for_nodes(self, count: int, timeout: float) -> None:
         """Until the cluster counts `count` alive nodes (one driver process polling)."""
-        code = ("import ray, sys, time; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+        code = ("import ray, sys, time; ray.init(address=sys.argv[1], logging_level='ERROR', "
+                "_node_ip_address=sys.argv[1].split(':')[0]); "
                 "end = time.monotonic() + float(sys.argv[3])\n"
                 "while sum(n['Alive'] for n in ray.nodes()) < int(sys.argv[2]) and time.monotonic() < end: "
                 "time.sleep(0.3)\n"

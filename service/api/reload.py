@@ -4,9 +4,14 @@ After `rulesqa index --game ID` (or any rebuild) the folder holds a new version;
 worker thread while requests keep being answered by the loaded one, then swaps the two between requests
 (a request holds the answerer it started with, so none fails). It exists only when RULESQA_RELOAD_TOKEN is
 set (otherwise 404, as an unknown path), and the token is compared in constant time.
+
+Served by many replicas (service/cluster/), one request reaches one replica: the app then holds
+`state.reload_everywhere`, which has every replica load the new version (each through
+`load_new_version`) and answers once they all have.
 """
 
 import hmac
+import threading
 
 import anyio
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -15,7 +20,7 @@ from service.answer import Answerer
 from service.api.deps import get_answerer
 
 router = APIRouter()
-_lock = anyio.Lock()
+_lock = threading.Lock()
 
 
 def _check_token(request: Request) -> None:
@@ -27,15 +32,25 @@ def _check_token(request: Request) -> None:
         raise HTTPException(403, "jeton de rechargement absent ou invalide (en-tête Authorization: Bearer …)")
 
 
-@router.post("/api/admin/reload", include_in_schema=False, dependencies=[Depends(_check_token)])
-async def reload(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
-    settings = request.app.state.settings
-    async with _lock:  # one reload at a time; answering goes on meanwhile
-        current = request.app.state.answerer
-        fresh = await anyio.to_thread.run_sync(
-            lambda: Answerer.load(settings.index_dir, current.retriever.embedder, current.calibration,
-                                  cache_dir=settings.cache_dir))
-        request.app.state.answerer = fresh
+def load_new_version(app) -> dict:
+    """Load the index folder's current version beside the one answering, then swap them (between
+    requests: a request holds the answerer it started with). `app.state.answerer_loader`, when set,
+    loads it (a sharded shelf's); returns what the route answers."""
+    settings = app.state.settings
+    with _lock:  # one reload at a time; answering goes on meanwhile
+        current = app.state.answerer
+        loader = getattr(app.state, "answerer_loader", None)
+        fresh = loader(current) if loader else Answerer.load(settings.index_dir, current.retriever.embedder,
+                                                           current.calibration, cache_dir=settings.cache_dir)
+        app.state.answerer = fresh
     manifest = fresh.retriever.manifest
     return {"status": "reloaded", "built_at": manifest.built_at, "corpus_hash": manifest.corpus.hash,
             "games": manifest.corpus.games, "passages": manifest.corpus.passages}
+
+
+@router.post("/api/admin/reload", include_in_schema=False, dependencies=[Depends(_check_token)])
+async def reload(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
+    everywhere = getattr(request.app.state, "reload_everywhere", None)
+    if everywhere is not None:
+        return await everywhere()
+    return await anyio.to_thread.run_sync(load_new_version, request.app)
