@@ -41,11 +41,15 @@ def connect(address: str, env: dict[str, str] | None = None):
     # The driver's own Ray chatter (core worker notes, Ray Data's execution lines) stays out of the
     # command's output; failures still arrive as exceptions.
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    # No usage statistics: nothing is sent anywhere, and Ray Data's poller would log at exit.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    os.environ.setdefault("RAY_DATA_USAGE_DISABLED", "1")
     ray = import_ray()
     for name in ("ray", "ray.data", "ray.serve"):
         logging.getLogger(name).setLevel(logging.ERROR)
     if ray.is_initialized():
         return ray
+    _reachable(address)
     runtime_env = {"env_vars": env} if env else None
     # A cluster on loopback (nodes started with --node-ip-address 127.0.0.2, say): this driver joins it there,
     # where Ray would otherwise take the machine's network address.
@@ -57,6 +61,20 @@ def connect(address: str, env: dict[str, str] | None = None):
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ClusterError(f"grappe Ray injoignable à {address} ({str(exc).splitlines()[0]})") from None
     return ray
+
+
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail at once on a head that does not listen (ray.init would retry for minutes)."""
+    import socket
+
+    if address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"grappe Ray injoignable à {address} ({exc})") from None
 
 
 class ModelFiles:

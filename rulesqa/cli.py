@@ -261,24 +261,42 @@ def serve(
     index_dir: Optional[Path] = IndexOpt,
     corpus: Optional[Path] = CorpusOpt,
     model: Optional[str] = ModelOpt,
+    ray: Optional[str] = RayOpt,
+    replicas: int = typer.Option(1, "--replicas", min=1, max=256, help="Avec --ray : répliques de l'application."),
+    autoscale: Optional[str] = typer.Option(None, "--autoscale", help="Avec --ray : MIN:MAX répliques selon la "
+                                            "file d'attente (au lieu de --replicas)."),
+    target_ongoing: float = typer.Option(2.0, "--target-ongoing", min=0.1, help="Avec --autoscale : requêtes en "
+                                         "cours par réplique au-delà desquelles une réplique est ajoutée."),
+    shards: Optional[int] = typer.Option(None, "--shards", min=1, help="Avec --ray : l'index est partagé en K "
+                                         "(rulesqa index --shards K) ; chaque shard a son groupe de répliques."),
+    shard_replicas: int = typer.Option(1, "--shard-replicas", min=1, max=64, help="Répliques de chaque shard."),
+    proxy: str = typer.Option("head", "--proxy", help="Avec --ray : proxy HTTP sur la tête (head) ou sur chaque "
+                              "nœud (every-node, derrière un répartiteur)."),
 ):
     """Servir l'API, la page de table (/) et le widget (/widget.js). Construit modèle et index s'il le faut."""
     import logging
-
-    import uvicorn
 
     # bm25s imports numba whenever it is installed (ranx, for the eval, installs it); the service scores BM25
     # with bm25s's numpy code, and numba's LLVM would add about 65 MiB to the server for nothing.
     sys.modules.setdefault("numba", None)
 
-    from service.api.app import create_app
-    from service.startup import load_answerer
-
     # Our own lines (index builds, access log) at INFO; libraries' chatter (faiss's loader) only if it matters.
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("rulesqa").setLevel(logging.INFO)
     logging.getLogger("bm25s").setLevel(logging.WARNING)
-    conf = settings(index_dir=index_dir, corpus_dir=corpus, model=model)
+    conf = settings(index_dir=index_dir, corpus_dir=corpus, model=model, ray_address=ray)
+    if conf.ray_address:
+        from rulesqa.cluster_serve import serve_on_ray
+
+        return serve_on_ray(conf, host, port, replicas, autoscale, target_ongoing, shards, shard_replicas, proxy,
+                            run, fail)
+    if shards:
+        fail("--shards sert un index partagé sur une grappe : avec --ray ADRESSE")
+    import uvicorn
+
+    from service.api.app import create_app
+    from service.startup import load_answerer
+
     # Loaded before the server starts, so that an impossible start is one clear line and exit code 2.
     answerer = run(lambda: load_answerer(conf))
     typer.echo(f"rulesqa : http://{host}:{port}/ (API : /docs)", err=True)

@@ -74,7 +74,7 @@ class RayNodes:
                                            env=self.env, cwd=self.root, start_new_session=True))
 
     def start(self, timeout: float = 120) -> RayNodes:
-        head = ["--head", f"--port={self.port}", "--include-dashboard=false",
+        head = ["--head", f"--port={self.port}", "--include-dashboard=false", f"--dashboard-port={free_port()}",
                 f"--ray-client-server-port={free_port()}", *self._node_args(0)]
         self._start(head, "head.log")
         self._wait_for_port(self.port, timeout)
@@ -122,7 +122,9 @@ class RayNodes:
 
     def stop(self) -> None:
         """SIGTERM each node's process group, SIGKILL what is left after 5 s, then any process still
-        running from our temporary folder (by its pid)."""
+        running from our temporary folder (by its pid). Twice is harmless."""
+        if not self.root.exists():
+            return
         for proc in reversed(self.procs):
             _signal_group(proc.pid, signal.SIGTERM)
         deadline = time.monotonic() + 5

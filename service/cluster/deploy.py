@@ -12,6 +12,7 @@ answered.
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +85,7 @@ def _serves(answerer) -> dict:
                   health_check_timeout_s=30, graceful_shutdown_timeout_s=5)
 class Shard:
     def __init__(self, name: str, folder: str, index: int):
+        sys.modules.setdefault("numba", None)  # as `rulesqa serve`: bm25s's numpy scoring, no LLVM
         from service.shards import ShardSearch
 
         self.folder, self.index = Path(folder), index
@@ -122,6 +124,7 @@ class Shard:
 @serve.ingress()
 class Front:
     def __init__(self, name: str, settings, shards: list | None = None, make_embedder=None):
+        sys.modules.setdefault("numba", None)
         from service.api.app import create_app
 
         settings = replace_settings(settings)
@@ -220,12 +223,17 @@ class Deployed:
 def deploy(settings, name: str = "rulesqa", host: str = "127.0.0.1", port: int = 8000, scaling: Scaling = Scaling(),
            shard_replicas: int = 1, make_embedder=None, proxy: str = "HeadOnly", timeout_s: float = 600) -> Deployed:
     """Start Serve's HTTP proxy on host:port (on the head only, or on every node) and run the application;
-    returns once every replica is up. The caller has joined the cluster (indexer.cluster.connect)."""
+    returns once every replica is up, with the URL it answers at: a cluster's proxy is started once, and a
+    later deployment on the same cluster keeps its host and port. The caller has joined the cluster
+    (indexer.cluster.connect)."""
+    import ray
+
     serve.start(proxy_location=proxy, http_options={"host": host, "port": port})
+    http = ray.get(serve.context._get_global_client()._controller.get_http_config.remote())
     coordinator(name)
     serve.run(application(name, settings, scaling, shard_replicas, make_embedder), name=name, route_prefix="/")
     _wait_running(name, timeout_s)
-    return Deployed(name, f"http://{host}:{port}")
+    return Deployed(name, f"http://{http.host}:{http.port}")
 
 
 def _wait_running(name: str, timeout_s: float) -> None:
@@ -240,6 +248,13 @@ def _wait_running(name: str, timeout_s: float) -> None:
             raise RuntimeError(f"déploiement impossible : {status.message[-1500:]}")
         time.sleep(0.5)
     raise TimeoutError(f"l'application {name} n'a pas démarré en {timeout_s} s")
+
+
+def replicas(name: str) -> list[dict]:
+    """The live replicas of deployment `name` (id, role, pid, what each serves), as the coordinator knows them."""
+    import ray
+
+    return ray.get(coordinator(name).members_now.remote())
 
 
 def undeploy(name: str) -> None:

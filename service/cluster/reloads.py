@@ -35,8 +35,9 @@ class ReloadCoordinator:
         async with self.changed:
             self.changed.notify_all()
 
-    async def join(self, replica: str, role: str, serves: dict) -> int:
-        self.members[replica] = {"role": role, "version": self.version[role], "serves": serves, "seen": time.monotonic()}
+    async def join(self, replica: str, role: str, serves: dict, pid: int = 0) -> int:
+        self.members[replica] = {"role": role, "version": self.version[role], "serves": serves,
+                                 "seen": time.monotonic(), "pid": pid}
         return self.version[role]
 
     async def leave(self, replica: str) -> None:
@@ -58,7 +59,9 @@ class ReloadCoordinator:
         return self.version[role]
 
     async def ack(self, replica: str, role: str, version: int, serves: dict) -> None:
-        self.members[replica] = {"role": role, "version": version, "serves": serves, "seen": time.monotonic()}
+        pid = self.members.get(replica, {}).get("pid", 0)
+        self.members[replica] = {"role": role, "version": version, "serves": serves, "seen": time.monotonic(),
+                                 "pid": pid}
         await self._notify()
 
     def _live(self, role: str) -> dict[str, dict]:
@@ -86,7 +89,8 @@ class ReloadCoordinator:
         return {"replicas": replicas, "missing": missing}
 
     async def members_now(self) -> list[dict]:
-        return [{"replica": r, "role": m["role"], "version": m["version"], **m["serves"]}
+        """The live replicas: id, role, process id (on its node), version and what each serves."""
+        return [{"replica": r, "role": m["role"], "pid": m["pid"], "version": m["version"], **m["serves"]}
                 for r, m in sorted(self._live("front").items()) + sorted(self._live("shard").items())]
 
 
@@ -108,7 +112,9 @@ class Listener:
         self._stop = threading.Event()
         import ray
 
-        self.version = ray.get(self.handle.join.remote(replica, role, serves))
+        import os
+
+        self.version = ray.get(self.handle.join.remote(replica, role, serves, os.getpid()))
         self.thread = threading.Thread(target=self._run, name=f"rulesqa-reload-{role}", daemon=True)
         self.thread.start()
 
