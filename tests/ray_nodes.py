@@ -73,7 +73,15 @@ class RayNodes:
         self.procs.append(subprocess.Popen([str(RAY), "start", *args], stdout=out, stderr=subprocess.STDOUT,
                                            env=self.env, cwd=self.root, start_new_session=True))
 
-    def start(self, timeout: float = 120) -> RayNodes:
+    def start(self, timeout: float = 240) -> RayNodes:
+        """Start the nodes and wait until they are all alive; on failure, stop what was started."""
+        try:
+            return self._start_all(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_all(self, timeout: float) -> RayNodes:
         head = ["--head", f"--port={self.port}", "--include-dashboard=false", f"--dashboard-port={free_port()}",
                 f"--ray-client-server-port={free_port()}", *self._node_args(0)]
         self._start(head, "head.log")
@@ -83,7 +91,7 @@ class RayNodes:
         self._wait_for_nodes(len(self.cpus), timeout)
         return self
 
-    def add_node(self, cpus: int, timeout: float = 120) -> None:
+    def add_node(self, cpus: int, timeout: float = 240) -> None:
         self.cpus = (*self.cpus, cpus)
         self._start([f"--address={self.address}", *self._node_args(len(self.cpus) - 1)], f"node{len(self.cpus) - 1}.log")
         self._wait_for_nodes(len(self.cpus), timeout)
