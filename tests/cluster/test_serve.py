@@ -1,4 +1,4 @@
-"""`rulesqa serve --ray … --replicas 2`: the same app on two Ray Serve replicas (one per node) answers as
+"""`rulesqa serve --ray … --replicas 2`: the same app on two Ray Serve replicas (a cluster of two nodes) answers as
 `rulesqa serve` does, logs to a shared PostgreSQL, reloads on every replica, and survives a killed one."""
 
 import shutil
