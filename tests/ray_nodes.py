@@ -69,9 +69,21 @@ class RayNodes:
                 f"--min-worker-port={low}", f"--max-worker-port={high}", "--disable-usage-stats"]
 
     def _start(self, args: list[str], log: str) -> None:
-        out = open(self.root / log, "wb")
-        self.procs.append(subprocess.Popen([str(RAY), "start", *args], stdout=out, stderr=subprocess.STDOUT,
-                                           env=self.env, cwd=self.root, start_new_session=True))
+        out = open(self.root / log, "ab")
+        proc = subprocess.Popen([str(RAY), "start", *args], stdout=out, stderr=subprocess.STDOUT,
+                                env=self.env, cwd=self.root, start_new_session=True)
+        proc.rulesqa_args = (args, log)
+        self.procs.append(proc)
+
+    def _restart_exited_workers(self) -> bool:
+        """A worker node gives up when its raylet does not register within Ray's fixed 30 s, which a
+        loaded machine can exceed: start it again (each once). True when one was restarted."""
+        exited = [p for p in self.procs[1:] if p.poll() is not None and not getattr(p, "retried", False)]
+        for proc in exited:
+            self.procs.remove(proc)
+            self._start(*proc.rulesqa_args)
+            self.procs[-1].retried = True
+        return bool(exited)
 
     def start(self, timeout: float = 240) -> RayNodes:
         """Start the nodes and wait until they are all alive; on failure, stop what was started."""
@@ -88,7 +100,12 @@ class RayNodes:
         self._wait_for_port(self.port, timeout)
         for index in range(1, len(self.cpus)):
             self._start([f"--address={self.address}", *self._node_args(index)], f"node{index}.log")
-        self._wait_for_nodes(len(self.cpus), timeout)
+        try:
+            self._wait_for_nodes(len(self.cpus), timeout)
+        except RuntimeError:
+            if not self._restart_exited_workers():
+                raise
+            self._wait_for_nodes(len(self.cpus), timeout)
         return self
 
     def add_node(self, cpus: int, timeout: float = 240) -> None:
