@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+CLUSTER_STAMP := $(VENV)/.cluster-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps index model calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps cluster-deps index model calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -17,6 +18,14 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The optional Ray extra (`rulesqa index --ray`, `rulesqa serve --ray`): the test suite runs the cluster
+# tests once, so `make test` installs it; `make serve` does not need it.
+$(CLUSTER_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/pip install -q -e '.[cluster]'
+	touch $(CLUSTER_STAMP)
+
+cluster-deps: $(CLUSTER_STAMP)
 
 model: install
 	$(BIN)/rulesqa model build
@@ -56,12 +65,12 @@ lint: install
 	$(BIN)/ruff check indexer service eval rulesqa tests benchmarks
 
 # The whole suite, real model and browser included: what CI runs (.ci/run).
-test: lint browser-deps db-deps ocr-deps
+test: lint browser-deps db-deps ocr-deps cluster-deps
 	$(BIN)/python -m pytest
 
-# The inner loop: lint and every test that needs neither the real model nor a browser (under a minute).
+# The inner loop: lint and every test that needs neither the real model, a browser nor a Ray cluster.
 check: lint
-	$(BIN)/python -m pytest -q -m "not model and not browser"
+	$(BIN)/python -m pytest -q -m "not model and not browser and not cluster"
 
 # Regenerates docs/EVAL.md (test split) after a calibration on dev: `make calibrate eval-report`.
 calibrate: install

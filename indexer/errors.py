@@ -60,3 +60,7 @@ class PdfError(RulesqaError):
 
 class BuildError(RulesqaError):
     """A build run in a child process (the server's `rulesqa index`) failed; its own message came first."""
+
+
+class ClusterError(RulesqaError):
+    """A Ray cluster that cannot be used: ray not installed, address unreachable, a task that failed."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
-from indexer.build import dense_index, embed_passages, lexical_index, make_manifest, model_source
+from indexer.build import PassageEncoder, dense_index, embed_passages, lexical_index, make_manifest, model_source
 from indexer.corpus import corpus_files, read_game
 from indexer.errors import CorpusError, UnknownGameError
 from indexer.locks import index_locked
@@ -54,14 +54,17 @@ def game_file(corpus: Path, game_id: str) -> Path:
     raise CorpusError(corpus, 1, f"aucun fichier du corpus ne déclare « id: {game_id} »")
 
 
-def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = None, remove: bool = False) -> UpdateResult:
+def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = None, remove: bool = False,
+                encode: PassageEncoder | None = None) -> UpdateResult:
     """Replace (or add) the game `game_id` from its corpus file, or remove it; returns the new manifest.
-    `embedder` must be the index's own model (`indexer.adaptation.index_embedder`)."""
+    `embedder` must be the index's own model (`indexer.adaptation.index_embedder`); `encode`: how its new
+    passages are encoded (here by default, or on a cluster: indexer/cluster.py)."""
     with index_locked(index_dir):
-        return _update_game(Path(index_dir), embedder, game_id, corpus, remove)
+        return _update_game(Path(index_dir), embedder, game_id, corpus, remove, encode)
 
 
-def _update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None, remove: bool) -> UpdateResult:
+def _update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None, remove: bool,
+                 encode: PassageEncoder | None) -> UpdateResult:
     started = time.perf_counter()
     data = store.load(index_dir)
     data.manifest.check_compatible(embedder)
@@ -83,7 +86,8 @@ def _update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None, r
             raise CorpusError(Path(doc.game.path or corpus), 1, f"le fichier déclare « {doc.game.id} »")
         new = passages_of(doc)
         texts = [embedding_text(p, doc.game) for p in new]
-        new_vectors, encoded = embed_passages(embedder, texts, [p.id for p in new], reuse, progress=False)
+        new_vectors, encoded = embed_passages(embedder, texts, [p.id for p in new], reuse, progress=False,
+                                               encode=encode)
         games.append(doc.game)
         passages += new
         tokens += [analyze(lexical_text(p, doc.game)) for p in new]

@@ -54,6 +54,8 @@ ModelOpt = typer.Option(
     help="Modèle sentence-transformers (nom ou dossier) ; défaut : $RULESQA_MODEL ou multilingual-e5-small local.",
 )
 IndexOpt = typer.Option(None, "--index", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR ou var/index).")
+RayOpt = typer.Option(None, "--ray", help="Grappe Ray (hôte:port de sa tête ; défaut : $RULESQA_RAY_ADDRESS) : "
+                      "encoder (index) ou servir (serve) sur la grappe.")
 
 
 @app.command()
@@ -105,6 +107,9 @@ def index(
     game: Optional[str] = typer.Option(None, "--game", help="Ajouter ou remplacer ce seul jeu (id) dans l'index "
                                        "existant, avec son modèle."),
     remove: Optional[str] = typer.Option(None, "--remove", help="Retirer ce seul jeu (id) de l'index existant."),
+    ray: Optional[str] = RayOpt,
+    shards: Optional[int] = typer.Option(None, "--shards", min=1, help="Écrire K index de jeux entiers "
+                                         "(équilibrés en passages) et un catalogue, pour `serve --ray --shards`."),
 ):
     """Construire l'index (FAISS + BM25 français) du corpus ; il contient son modèle (e5, ou e5 adapté au
     corpus avec --adapt). Réutilise les embeddings inchangés, et le modèle adapté tant que le corpus ne change
@@ -112,19 +117,39 @@ def index(
     from indexer.build import build_index
     from indexer.locks import index_locked
 
-    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=adapt)
+    conf = settings(corpus_dir=corpus, index_dir=out, model=model, adapt=adapt, ray_address=ray)
+    if (game or remove) and shards:
+        fail("--game et --remove modifient un index unique : reconstruisez l'index partagé avec --shards")
+    encoder = _cluster_encoder(conf)
     if game or remove:
         from rulesqa.update import update_one
 
-        return update_one(conf, game, remove, run, fail)
+        return update_one(conf, game, remove, run, fail, encoder)
     with index_locked(conf.index_dir):  # the model and the index it goes into, as one build
         embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
-        result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, progress=not quiet))
+        encode = encoder(embedder) if encoder else None
+        if shards:
+            from indexer.shards import build_shards
+
+            result = run(lambda: build_shards(conf.corpus_dir, conf.index_dir, embedder, shards, not quiet, encode))
+        else:
+            result = run(lambda: build_index(conf.corpus_dir, conf.index_dir, embedder, not quiet, encode))
     stats, info = result.stats, result.manifest.corpus
     per_game = ", ".join(f"{g} {n}" for g, n in info.passages_per_game.items())
     typer.echo(f"{info.passages} passages ({per_game}) ; {stats.encoded} encodés, {stats.reused} réutilisés ; "
                f"{stats.seconds} s", err=True)
     typer.echo(str(conf.index_dir))
+
+
+def _cluster_encoder(conf):
+    """With a Ray address: joins the cluster now (a wrong address fails before any work) and returns
+    embedder -> the encoder that encodes on it; None without one."""
+    if not conf.ray_address:
+        return None
+    from indexer.cluster import RayEncoder, connect
+
+    run(lambda: connect(conf.ray_address))
+    return lambda embedder: RayEncoder(embedder)
 
 
 @app.command()
@@ -243,12 +268,21 @@ def serve(
     model: Optional[str] = ModelOpt,
     http: str = typer.Option("auto", "--http", help="Analyseur HTTP d'uvicorn : auto (httptools), h11, httptools."),
     loop: str = typer.Option("auto", "--loop", help="Boucle d'événements d'uvicorn : auto (uvloop), asyncio, uvloop."),
+    ray: Optional[str] = RayOpt,
+    replicas: int = typer.Option(1, "--replicas", min=1, max=256, help="Avec --ray : répliques de l'application."),
+    autoscale: Optional[str] = typer.Option(None, "--autoscale", help="Avec --ray : MIN:MAX répliques selon la "
+                                            "file d'attente (au lieu de --replicas)."),
+    target_ongoing: float = typer.Option(2.0, "--target-ongoing", min=0.1, help="Avec --autoscale : requêtes en "
+                                         "cours par réplique au-delà desquelles une réplique est ajoutée."),
+    shards: Optional[int] = typer.Option(None, "--shards", min=1, help="Avec --ray : l'index est partagé en K "
+                                         "(rulesqa index --shards K) ; chaque shard a son groupe de répliques."),
+    shard_replicas: int = typer.Option(1, "--shard-replicas", min=1, max=64, help="Répliques de chaque shard."),
+    proxy: str = typer.Option("head", "--proxy", help="Avec --ray : proxy HTTP sur la tête (head) ou sur chaque "
+                              "nœud (every-node, derrière un répartiteur)."),
 ):
     """Servir l'API, la page de table (/) et le widget (/widget.js). Un index absent est construit d'abord,
     un index périmé répond pendant sa reconstruction (dans un processus enfant dans les deux cas)."""
     import logging
-
-    import uvicorn
 
     if http not in ("auto", "h11", "httptools") or loop not in ("auto", "asyncio", "uvloop"):
         fail(f"--http {http} --loop {loop} : --http auto, h11 ou httptools ; --loop auto, asyncio ou uvloop")
@@ -261,14 +295,23 @@ def serve(
     # with bm25s's numpy code, and numba's LLVM would add about 65 MiB to the server for nothing.
     sys.modules.setdefault("numba", None)
 
-    from service.api.app import create_app
-    from service.startup import open_answerer
-
     # Our own lines (index builds, access log) at INFO; libraries' chatter (faiss's loader) only if it matters.
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("rulesqa").setLevel(logging.INFO)
     logging.getLogger("bm25s").setLevel(logging.WARNING)
-    conf = settings(index_dir=index_dir, corpus_dir=corpus, model=model)
+    conf = settings(index_dir=index_dir, corpus_dir=corpus, model=model, ray_address=ray)
+    if conf.ray_address:
+        from rulesqa.cluster_serve import serve_on_ray
+
+        return serve_on_ray(conf, host, port, replicas, autoscale, target_ongoing, shards, shard_replicas, proxy,
+                            run, fail)
+    if shards:
+        fail("--shards sert un index partagé sur une grappe : avec --ray ADRESSE")
+    import uvicorn
+
+    from service.api.app import create_app
+    from service.startup import open_answerer
+
     # Loaded before the server starts, so that an impossible start is one clear line and exit code 2. A missing
     # index is built first by a child process; a stale one answers while a child rebuilds it (service/startup.py).
     opened = run(lambda: open_answerer(conf))

@@ -3,7 +3,8 @@
 import typer
 
 
-def update_one(conf, game: str | None, remove: str | None, run, fail) -> None:
+def update_one(conf, game: str | None, remove: str | None, run, fail, encoder=None) -> None:
+    """`encoder`: embedder -> the encoder of the game's passages (a Ray cluster's), or None: here."""
     from indexer.locks import index_locked
     from indexer.update import update_game
 
@@ -12,8 +13,9 @@ def update_one(conf, game: str | None, remove: str | None, run, fail) -> None:
     with index_locked(conf.index_dir):
         # The model inside the index: the other games' vectors stay valid, and nothing is adapted again.
         embedder = run(conf.index_embedder)
+        encode = encoder(embedder) if encoder else None
         result = run(lambda: update_game(conf.index_dir, embedder, game or remove, conf.corpus_dir,
-                                         remove=bool(remove)))
+                                         remove=bool(remove), encode=encode))
     what = "retiré" if remove else f"{result.added} passages ({result.encoded} encodés)"
     typer.echo(f"{result.game} : {what} ; l'index compte {result.manifest.corpus.games} jeux, "
                f"{result.manifest.corpus.passages} passages ; {result.seconds} s", err=True)

@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     reload_token: str | None = Field(None, min_length=16, description="Jeton du rechargement de l'index.")
     # `rulesqa import`: a longer PDF is refused in one line (memory and time grow with the pages read).
     import_max_pages: int = Field(500, ge=1, le=100_000, description="Pages d'un PDF importé au plus.")
+    # A Ray cluster (host:port of its head) for `rulesqa index` and `rulesqa serve` (docs/SCALE.md).
+    ray_address: str | None = Field(None, pattern=r"^(auto|(ray://)?[\w.\-]+:\d+)$", description="Tête de la grappe Ray (hôte:port).")
 
     @field_validator("cors_origins", mode="before")
     @classmethod

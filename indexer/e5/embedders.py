@@ -121,7 +121,10 @@ class OnnxEmbedder(_FolderEmbedder):
 
     backend = "onnx"
 
-    def __init__(self, path: Path, model_id: str, threads: int, batch_size: int = BATCH_SIZE):
+    def __init__(self, path: Path, model_id: str, threads: int, batch_size: int = BATCH_SIZE,
+                 providers: list[str] | None = None):
+        """`providers`: onnxruntime's execution providers, CPU by default (a cluster's GPU actors pass
+        CUDA's first, indexer/cluster.py)."""
         from indexer.e5.onnx_runtime import OnnxEncoder
 
         super().__init__(model_id, path, batch_size)
@@ -134,7 +137,7 @@ class OnnxEmbedder(_FolderEmbedder):
         prompts = (_read_json(path / "config_sentence_transformers.json") or {}).get("prompts") or {}
         self._prompts = (prompts.get("query", ""), prompts.get("document", prompts.get("passage", "")))
         max_len = (_read_json(path / "sentence_bert_config.json") or {}).get("max_seq_length", 512)
-        self._onnx = OnnxEncoder(path, ONNX_FILE, max_length=max_len, threads=threads)
+        self._onnx = OnnxEncoder(path, ONNX_FILE, max_length=max_len, threads=threads, providers=providers)
         self.dim = int((_read_json(path / "config.json") or {})["hidden_size"])
         self._freeze_fingerprint()
 

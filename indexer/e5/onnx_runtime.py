@@ -16,7 +16,8 @@ BATCH_SIZE = 16
 class OnnxEncoder:
     """Tokenizer + onnxruntime session; encodes already-prompted texts."""
 
-    def __init__(self, model_dir: Path, onnx_file: str, max_length: int, threads: int):
+    def __init__(self, model_dir: Path, onnx_file: str, max_length: int, threads: int,
+                 providers: list[str] | None = None):
         import onnxruntime as ort
         from indexer.e5.unigram import UnigramTokenizer
 
@@ -29,7 +30,7 @@ class OnnxEncoder:
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(Path(model_dir) / onnx_file), sess_options=opts,
-                                            providers=["CPUExecutionProvider"])
+                                            providers=providers or ["CPUExecutionProvider"])
 
     def encode(self, texts: list[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
         seqs = [self._truncate(self.tokenizer.token_ids(t)) for t in texts]

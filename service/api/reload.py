@@ -6,6 +6,10 @@ worker thread while requests keep being answered by the loaded one, then swaps t
 background rebuild of a stale index uses too). A version built with another model brings that model
 (the one inside the index) and its calibration. It exists only when RULESQA_RELOAD_TOKEN is
 set (otherwise 404, as an unknown path), and the token is compared in constant time.
+
+Served by many replicas (service/cluster/), one request reaches one replica: the app then holds
+`state.reload_everywhere`, which has every replica load the new version (each through
+`load_new_version`) and answers once they all have.
 """
 
 import hmac
@@ -29,9 +33,23 @@ def _check_token(request: Request) -> None:
         raise ApiError(403, "jeton de rechargement absent ou invalide (en-tête Authorization: Bearer …)", "forbidden")
 
 
-@router.post("/api/admin/reload", include_in_schema=False, dependencies=[Depends(_check_token)])
-async def reload(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
-    fresh = await serving.swap(request.app)  # one swap at a time; answering goes on meanwhile
+def load_new_version(app) -> dict:
+    """Load the index folder's current version beside the one answering, then serve it (between requests: a
+    request holds the answerer it started with). `app.state.answerer_loader`, when set, loads it (a sharded
+    shelf's, service/cluster/); else service.startup.reload_answerer does. Returns what the route answers."""
+    fresh = serving.swap_now(app, getattr(app.state, "answerer_loader", None))
+    return _summary(fresh)
+
+
+def _summary(fresh: Answerer) -> dict:
     manifest = fresh.retriever.manifest
     return {"status": "reloaded", "built_at": manifest.built_at, "corpus_hash": manifest.corpus.hash,
             "games": manifest.corpus.games, "passages": manifest.corpus.passages}
+
+
+@router.post("/api/admin/reload", include_in_schema=False, dependencies=[Depends(_check_token)])
+async def reload(request: Request, answerer: Answerer = Depends(get_answerer)) -> dict:
+    everywhere = getattr(request.app.state, "reload_everywhere", None)
+    if everywhere is not None:  # many replicas: each loads it (service/cluster/)
+        return await everywhere()
+    return _summary(await serving.swap(request.app))  # one swap at a time; answering goes on meanwhile

@@ -9,13 +9,14 @@ the old one is closed once swapped out (questions it still holds fall back to a 
 from __future__ import annotations
 
 import logging
+import threading
 
 import anyio
 
 from service.answer import Answerer
 
 log = logging.getLogger("rulesqa")
-_swap_lock = anyio.Lock()  # one reload or rebuild swap at a time; answering goes on meanwhile
+_swap_lock = threading.Lock()  # one reload or rebuild swap at a time (from any thread); answering goes on
 
 
 def install(app, answerer: Answerer) -> None:
@@ -41,14 +42,21 @@ def close(app) -> None:
         app.state.batcher = None
 
 
-async def swap(app) -> Answerer:
-    """Load the index folder's current version in a worker thread, then serve it."""
+def swap_now(app, loader=None) -> Answerer:
+    """Load the index folder's current version (with `loader(current)` when given, else
+    service.startup.reload_answerer) and serve it; one swap at a time, in the calling thread."""
     from service.startup import reload_answerer
 
-    async with _swap_lock:
-        fresh = await anyio.to_thread.run_sync(reload_answerer, app.state.settings, app.state.answerer)
+    with _swap_lock:
+        current = app.state.answerer
+        fresh = loader(current) if loader else reload_answerer(app.state.settings, current)
         install(app, fresh)
-    return app.state.answerer
+        return app.state.answerer
+
+
+async def swap(app) -> Answerer:
+    """`swap_now` in a worker thread: answering goes on meanwhile."""
+    return await anyio.to_thread.run_sync(swap_now, app)
 
 
 async def rebuild(app, reason: str) -> None:

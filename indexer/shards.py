@@ -1,0 +1,165 @@
+"""A shelf in K shards by game (`rulesqa index --shards K`): K index folders and a catalogue.
+
+    OUT/shelf.json       the shards: each one's folder, games (in the single index's row order), the row
+                         where each game starts in the single index, and its corpus hash
+    OUT/manifest.json    the manifest a single index of the whole corpus would have (same corpus hash)
+    OUT/games.json       every game, in the single index's order
+    OUT/words.txt        the whole corpus's folded words (the union of the shards', folding is per token)
+    OUT/centroid.npy     the mean of every vector (exact in float64, as store.centroid)
+    OUT/shard-00/ …      ordinary index folders (store.py), each with whole games, in the single index's
+                         row order
+
+The corpus is parsed and encoded once (build.prepare_index: here or on a cluster). Games go to shards
+largest first, each to the shard with the fewest passages so far, and keep their relative order. Each
+shard's BM25 is the whole shelf's, restricted to its rows: its terms' document frequencies and the mean
+length are the shelf's, so a passage scores in its shard exactly as in the single index (bm25s stores
+each posting's score; the postings of the shard's rows are kept as they are, renumbered). The whole
+folder is written beside the old one and renamed into place.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from indexer import store
+from indexer.atomic import folder_replaced
+from indexer.build import BuildResult, PassageEncoder, dense_index, make_manifest, prepare_index
+from indexer.corpus import Game
+from indexer.errors import IndexMismatchError
+
+SHELF_FILE = "shelf.json"
+SHELF_FORMAT = 1
+MAX_SHARDS = 256
+
+
+@dataclass(frozen=True)
+class ShardInfo:
+    folder: str
+    games: list[str]
+    starts: list[int]  # the row of each game's first passage in the single index
+    passages: int
+    corpus_hash: str
+
+
+@dataclass(frozen=True)
+class Shelf:
+    """A sharded index folder as read back: the catalogue's parts and the shards' descriptions."""
+
+    folder: Path
+    manifest: store.Manifest
+    shards: list[ShardInfo]
+    games: list[Game]
+    words: frozenset[str]
+    centroid: np.ndarray
+
+    def shard_of(self) -> dict[str, int]:
+        return {g: i for i, s in enumerate(self.shards) for g in s.games}
+
+
+def is_sharded(folder: Path) -> bool:
+    return (Path(folder) / SHELF_FILE).is_file()
+
+
+def assign(passages_per_game: dict[str, int], k: int) -> list[list[str]]:
+    """Whole games into k shards balanced by passage count: largest game first, to the lightest shard
+    (the first one on a tie); each shard keeps its games in the given order."""
+    loads = [0] * k
+    owner: dict[str, int] = {}
+    for game in sorted(passages_per_game, key=lambda g: (-passages_per_game[g], g)):
+        target = min(range(k), key=lambda i: (loads[i], i))
+        owner[game] = target
+        loads[target] += passages_per_game[game]
+    return [[g for g in passages_per_game if owner[g] == i] for i in range(k)]
+
+
+def restrict_lexical(lexical, rows: np.ndarray):
+    """The bm25s index of the rows `rows` (sorted) only, with the whole index's vocabulary and scores."""
+    scores = lexical.scores
+    data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
+    keep = np.zeros(int(scores["num_docs"]), dtype=bool)
+    keep[rows] = True
+    kept = keep[indices]
+    token_of = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    counts = np.bincount(token_of[kept], minlength=len(indptr) - 1)
+    part = copy.copy(lexical)
+    part.scores = {
+        "data": data[kept],
+        "indices": np.searchsorted(rows, indices[kept]).astype(indices.dtype),
+        "indptr": np.concatenate([[0], np.cumsum(counts)]).astype(indptr.dtype),
+        "num_docs": len(rows),
+    }
+    return part
+
+
+def build_shards(corpus: Path, out: Path, embedder, shards: int, progress: bool = True,
+                 encode: PassageEncoder | None = None) -> BuildResult:
+    """Build the sharded index of `corpus` into `out` (atomically)."""
+    if not 1 <= shards <= MAX_SHARDS:
+        raise IndexMismatchError(f"nombre de shards invalide : {shards} (1 à {MAX_SHARDS})")
+    started = time.perf_counter()
+    previous = [out] + sorted(Path(out).glob("shard-*")) if Path(out).is_dir() else []
+    built = prepare_index(corpus, previous, embedder, progress, encode, dense=False)
+    data = built.data
+    if len(data.games) < shards:
+        raise IndexMismatchError(f"{shards} shards pour {len(data.games)} jeux : un jeu ne se partage pas")
+    game_rows: dict[str, list[int]] = {}
+    for i, p in enumerate(data.passages):
+        game_rows.setdefault(p.game, []).append(i)
+    by_id = {g.id: g for g in data.games}
+    groups = assign({g.id: len(game_rows.get(g.id, [])) for g in data.games}, shards)
+    vectors16 = np.asarray(data.vectors, dtype=np.float16)
+    infos, words = [], set()
+    with folder_replaced(out) as tmp:
+        for i, group in enumerate(groups):
+            rows = np.array(sorted(r for g in group for r in game_rows.get(g, [])), dtype=np.int64)
+            games = [by_id[g] for g in group]
+            passages = [data.passages[r] for r in rows]
+            dense, kind = dense_index(data.vectors[rows])
+            manifest = make_manifest(data.manifest.embedding, games, passages, kind)
+            folder = f"shard-{i:02d}"
+            store.save(store.IndexData(manifest, passages, games, data.vectors[rows], dense,
+                                       restrict_lexical(data.lexical, rows), [data.tokens[r] for r in rows]),
+                       tmp / folder)
+            words |= set((tmp / folder / "words.txt").read_text("utf-8").split("\n")) - {""}
+            infos.append(ShardInfo(folder, group, [game_rows[g][0] if g in game_rows else -1 for g in group],
+                                   len(rows), manifest.corpus.hash))
+        _save_catalogue(tmp, data, vectors16, infos, words)
+    return BuildResult(data.manifest, built.stats(started))
+
+
+def _save_catalogue(folder: Path, data: store.IndexData, vectors16: np.ndarray, infos: list[ShardInfo],
+                    words: set[str]) -> None:
+    (folder / "manifest.json").write_text(json.dumps(data.manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
+    games = [asdict(g) for g in data.games]
+    (folder / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
+    (folder / "words.txt").write_text("\n".join(sorted(words)), "utf-8")
+    np.save(folder / "centroid.npy", store.centroid(vectors16), allow_pickle=False)
+    shelf = {"format": SHELF_FORMAT, "rows": len(data.passages), "shards": [asdict(i) for i in infos]}
+    (folder / SHELF_FILE).write_text(json.dumps(shelf, ensure_ascii=False, indent=1), "utf-8")
+
+
+def read_shelf(folder: Path) -> Shelf:
+    """The catalogue of a sharded index folder; refused (IndexMismatchError) when unreadable or not one."""
+    folder = Path(folder)
+    try:
+        shelf = json.loads((folder / SHELF_FILE).read_text("utf-8"))
+        if shelf.get("format") != SHELF_FORMAT:
+            raise ValueError(f"format {shelf.get('format')!r}")
+        manifest = store.Manifest.from_dict(json.loads((folder / "manifest.json").read_text("utf-8")))
+        games = [Game(**{**g, "aliases": tuple(g["aliases"])})
+                 for g in json.loads((folder / "games.json").read_text("utf-8"))]
+        words = frozenset((folder / "words.txt").read_text("utf-8").split("\n")) - {""}
+        centroid = np.load(folder / "centroid.npy", allow_pickle=False)
+        shards = [ShardInfo(**s) for s in shelf["shards"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexMismatchError(f"index partagé illisible dans {folder} ({exc}) : {store.REBUILD_HINT}") from None
+    if manifest.format_version != store.FORMAT_VERSION:
+        raise IndexMismatchError(f"index au format {manifest.format_version!r}, ce code attend le format "
+                                 f"{store.FORMAT_VERSION} : {store.REBUILD_HINT}")
+    return Shelf(folder, manifest, shards, games, words, centroid)

@@ -1,0 +1,75 @@
+"""The cluster tests: a real Ray cluster of two nodes on loopback (tests/ray_nodes.py), started once per
+session, this process joined to it as a driver. Skipped, with the reason, where ray is not installed
+(`make cluster-deps`, which `make test` runs). Each test is bounded in time (TEST_LIMIT_S)."""
+
+import os
+import signal
+
+import pytest
+
+from tests.fakes import REPO
+
+TEST_LIMIT_S = 300
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/cluster/" in str(item.fspath):
+            item.add_marker(pytest.mark.cluster)
+
+
+@pytest.fixture(autouse=True)
+def time_limit():
+    """Fails the test (instead of hanging the suite) once it runs past TEST_LIMIT_S."""
+
+    def expired(signum, frame):
+        raise TimeoutError(f"test stopped after {TEST_LIMIT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(TEST_LIMIT_S)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    pytest.importorskip("ray", reason="Ray absent : `pip install -e '.[cluster]'` (make cluster-deps) pour les tests de grappe")
+    pytest.importorskip("ray.serve", reason="Ray Serve absent : `pip install -e '.[cluster]'`")
+    from indexer.cluster import connect
+    from tests.ray_nodes import RayNodes
+
+    import atexit
+
+    nodes = RayNodes(cpus=(2, 2), object_store_mb=300)
+    atexit.register(nodes.stop)  # also if the session ends without its teardown
+    nodes.start()
+    try:
+        ray = connect(nodes.address, env={"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
+                                          "RULESQA_LOG_QUESTIONS": os.environ.get("RULESQA_LOG_QUESTIONS", "false")})
+        yield nodes
+        from ray import serve
+
+        serve.shutdown()
+        ray.shutdown()
+    finally:
+        nodes.stop()
+
+
+@pytest.fixture(scope="session")
+def free_port():
+    from tests.ray_nodes import free_port as pick
+
+    return pick
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    from tests.pg import Cluster, pg_bin
+
+    bin_dir = pg_bin()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL absent (/usr/lib/postgresql/*/bin/initdb) : `make db-deps` pour le journal partagé")
+    cluster = Cluster(bin_dir).start()
+    yield cluster
+    cluster.stop()

@@ -1,0 +1,189 @@
+"""A throwaway two-node Ray cluster on loopback for the tests (and benchmarks/bench_cluster.py).
+
+The nodes' address is 127.0.0.2: loopback, which Ray keeps (given 127.0.0.1, it would take the machine's
+network address instead). Each node is `ray start ... --block` in its own process group, with its own temporary folder and free
+ports for everything Ray listens on, so that it never meets another Ray cluster on this machine. It is
+stopped by its own process groups' ids (and any process left under its temporary folder, by pid),
+never by `ray stop`, which would end every Ray process on the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RAY = Path(sys.executable).with_name("ray")
+HOST = "127.0.0.2"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _free_range(size: int) -> tuple[int, int]:
+    """A window of ports for a node's workers, away from Ray's defaults (10002-19999) and mostly free."""
+    for _ in range(50):
+        low = random.randrange(20_000, 60_000 - size)
+        probe = [low, low + size // 2, low + size - 1]
+        try:
+            for port in probe:
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+            return low, low + size - 1
+        except OSError:
+            continue
+    raise RuntimeError("no free port window for Ray workers")
+
+
+class RayNodes:
+    def __init__(self, cpus: tuple[int, ...] = (1, 1), object_store_mb: int = 200, env: dict | None = None):
+        self.root = Path(tempfile.mkdtemp(prefix="rulesqa-ray-"))
+        self.cpus = cpus
+        self.object_store = object_store_mb * 2**20
+        self.port = free_port()
+        self.address = f"{HOST}:{self.port}"
+        # No memory monitor: on a shared machine it would kill our workers for other people's memory.
+        # Serve's proxy (on the head) spreads requests over every node's replicas, not its own node's first.
+        self.env = {**os.environ, "RAY_memory_monitor_refresh_ms": "0", "RAY_USAGE_STATS_ENABLED": "0",
+                    "RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0", **(env or {})}
+        self.env.pop("RAY_ADDRESS", None)
+        self.procs: list[subprocess.Popen] = []
+
+    def _node_args(self, index: int) -> list[str]:
+        low, high = _free_range(200)
+        return ["--block", f"--node-ip-address={HOST}", f"--num-cpus={self.cpus[index]}", "--num-gpus=0",
+                f"--object-store-memory={self.object_store}", f"--temp-dir={self.root / f'node{index}'}",
+                f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
+                f"--metrics-export-port={free_port()}", f"--dashboard-agent-listen-port={free_port()}",
+                f"--dashboard-agent-grpc-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
+                f"--min-worker-port={low}", f"--max-worker-port={high}", "--disable-usage-stats"]
+
+    def _start(self, args: list[str], log: str) -> None:
+        out = open(self.root / log, "ab")
+        proc = subprocess.Popen([str(RAY), "start", *args], stdout=out, stderr=subprocess.STDOUT,
+                                env=self.env, cwd=self.root, start_new_session=True)
+        proc.rulesqa_args = (args, log)
+        self.procs.append(proc)
+
+    def _restart_exited_workers(self) -> bool:
+        """A worker node gives up when its raylet does not register within Ray's fixed 30 s, which a
+        loaded machine can exceed: start it again (each once). True when one was restarted."""
+        exited = [p for p in self.procs[1:] if p.poll() is not None and not getattr(p, "retried", False)]
+        for proc in exited:
+            self.procs.remove(proc)
+            self._start(*proc.rulesqa_args)
+            self.procs[-1].retried = True
+        return bool(exited)
+
+    def start(self, timeout: float = 240) -> RayNodes:
+        """Start the nodes and wait until they are all alive; on failure, stop what was started."""
+        try:
+            return self._start_all(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_all(self, timeout: float) -> RayNodes:
+        head = ["--head", f"--port={self.port}", "--include-dashboard=false", f"--dashboard-port={free_port()}",
+                f"--ray-client-server-port={free_port()}", *self._node_args(0)]
+        self._start(head, "head.log")
+        self._wait_for_port(self.port, timeout)
+        for index in range(1, len(self.cpus)):
+            self._start([f"--address={self.address}", *self._node_args(index)], f"node{index}.log")
+        try:
+            self._wait_for_nodes(len(self.cpus), timeout)
+        except RuntimeError:
+            if not self._restart_exited_workers():
+                raise
+            self._wait_for_nodes(len(self.cpus), timeout)
+        return self
+
+    def add_node(self, cpus: int, timeout: float = 240) -> None:
+        self.cpus = (*self.cpus, cpus)
+        self._start([f"--address={self.address}", *self._node_args(len(self.cpus) - 1)], f"node{len(self.cpus) - 1}.log")
+        self._wait_for_nodes(len(self.cpus), timeout)
+
+    def _check_running(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is not None:
+                raise RuntimeError(f"a Ray node exited at start: {self.logs()}")
+
+    def _wait_for_port(self, port: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._check_running()
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.2)
+        raise RuntimeError(f"Ray head not listening after {timeout} s: {self.logs()}")
+
+    def _wait_for_nodes(self, count: int, timeout: float) -> None:
+        """Until the cluster counts `count` alive nodes (one driver process polling)."""
+        code = ("import ray, sys, time; ray.init(address=sys.argv[1], logging_level='ERROR', "
+                "_node_ip_address=sys.argv[1].split(':')[0]); "
+                "end = time.monotonic() + float(sys.argv[3])\n"
+                "while sum(n['Alive'] for n in ray.nodes()) < int(sys.argv[2]) and time.monotonic() < end: "
+                "time.sleep(0.3)\n"
+                "print(sum(n['Alive'] for n in ray.nodes()))")
+        self._check_running()
+        run = subprocess.run([sys.executable, "-c", code, self.address, str(count), str(timeout)],
+                             capture_output=True, text=True, env=self.env, timeout=timeout + 60)
+        if run.returncode != 0 or run.stdout.strip().splitlines()[-1:] != [str(count)]:
+            raise RuntimeError(f"Ray nodes not up after {timeout} s ({run.stderr[-500:]}): {self.logs()}")
+
+    def logs(self) -> str:
+        return " | ".join(f.name + ": " + f.read_text(errors="replace")[-800:] for f in sorted(self.root.glob("*.log")))
+
+    def stop(self) -> None:
+        """SIGTERM each node's process group, SIGKILL what is left after 5 s, then any process still
+        running from our temporary folder (by its pid). Twice is harmless."""
+        if not self.root.exists():
+            return
+        for proc in reversed(self.procs):
+            _signal_group(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        for proc in self.procs:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+            _signal_group(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for pid in _processes_under(self.root):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _processes_under(root: Path) -> list[int]:
+    """Pids of processes whose command line names our temporary folder (they are this cluster's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if str(root) in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
