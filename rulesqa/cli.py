@@ -462,15 +462,21 @@ def import_rulebook(
 ):
     """Importer un livret PDF : écrit DOSSIER/ID.md (pages imprimées citées) et copie le PDF à côté."""
     from indexer.pdf import import_pdf
+    from service.lexicon import lexicon_groups
 
     conf = settings(corpus_dir=corpus, import_max_pages=max_pages)
     result = run(lambda: import_pdf(pdf, conf.corpus_dir, game, title, alias, ocr=ocr, force=force,
-                                    max_pages=conf.import_max_pages))
+                                    max_pages=conf.import_max_pages, lexicon_groups=lexicon_groups()))
     if result.numbering == "physical":
         typer.echo("rulesqa: attention : aucun numéro de page imprimé n'a été trouvé ; les pages citées sont "
                    "leur position dans le PDF (en-tête « pages: physical ») : vérifiez-les sur le livret", err=True)
     skipped = f" ; pages sans numéro arabe ignorées : {', '.join(result.skipped)}" if result.skipped else ""
     ocr_note = f" ; {result.ocr_pages} page(s) lue(s) par OCR" if result.ocr_pages else ""
+    if result.card:
+        read = ", ".join(f"{k} « {v} »" for k, v in result.card.items())
+        typer.echo(f"rulesqa: à vérifier : fiche du jeu lue sur la couverture ou la boîte : {read}", err=True)
+    if result.lexique_todo:
+        typer.echo(f"rulesqa: lexique à compléter dans l'en-tête : {', '.join(result.lexique_todo)}", err=True)
     typer.echo(f"{result.blocks} blocs, pages {result.imported_pages[0]} à {result.imported_pages[-1]} "
                f"(numérotation : {result.numbering}){ocr_note}{skipped}", err=True)
     typer.echo(str(result.markdown))

@@ -144,6 +144,11 @@ class Lexicon:
         return Rewrite("".join(out), added, tuple(replaced))
 
 
+def lexicon_groups(path: Path = DATA) -> list[list[str]]:
+    """The generic lexicon's groups as the data file lists them (for `rulesqa import`'s proposal)."""
+    return json.loads(Path(path).read_text("utf-8"))["groups"]
+
+
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
     return Lexicon.load()

@@ -26,6 +26,8 @@ class ImportResult:
     numbering: str  # labels | printed | physical
     ocr_pages: int
     blocks: int
+    card: dict  # the card fields read on the cover or box pages (header keys), to be checked
+    lexique_todo: list  # component nouns the lexique proposal could not fill
 
 
 MAX_PAGES = 500  # default page limit of an import (RULESQA_IMPORT_MAX_PAGES, `rulesqa import --max-pages`)
@@ -33,7 +35,10 @@ REOPEN_EVERY = 50  # pages read with one pdfium document before it is reopened (
 
 
 def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: list[str] = (),
-               ocr: bool = False, force: bool = False, max_pages: int = MAX_PAGES) -> ImportResult:
+               ocr: bool = False, force: bool = False, max_pages: int = MAX_PAGES,
+               lexicon_groups: list[list[str]] = ()) -> ImportResult:
+    """`lexicon_groups`: the generic players' lexicon (service/data/lexicon.json), from which the `lexique:`
+    proposal for the rulebook's components is drawn."""
     from indexer.corpus import read_game
     from indexer.pdf.layout import finish, open_pdf, page_labels, read_page
     from indexer.pdf.numbering import mark_running, number_pages
@@ -86,9 +91,17 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     blocks = build_blocks(pages, numbers)
     if not blocks:
         raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
+    card, lexique, todo = _box_facts(pages, numbers, blocks, lexicon_groups)
     header = {"id": game_id, "title": title.strip(), "aliases": ", ".join(a.strip() for a in aliases if a.strip()),
+              **card, "lexique": lexique,
               "source": f"{game_id}.pdf", "pages": numbering, "ocr": "tesseract" if ocr and scanned else ""}
-    markdown, lines = render_markdown(header, blocks)
+    notes = []
+    if card or lexique:
+        notes.append(f"à vérifier : {', '.join([*card, *(['lexique'] if lexique else [])])} lus par rulesqa import "
+                     "(couverture, boîte, liste du matériel)")
+    if todo:
+        notes.append(f"lexique à compléter (mot du livret: mots des joueurs) : {', '.join(todo)}")
+    markdown, lines = render_markdown(header, blocks, notes)
     page_map = {n: i for i, n in enumerate(numbers) if n is not None}
 
     # Checked as `rulesqa index` will read it, before anything is written (outside the corpus folder, where
@@ -109,7 +122,22 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     write_atomic(target, markdown.encode("utf-8"))  # last: the game exists once its text does
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
     return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
-                        len(scanned) if ocr else 0, len(blocks))
+                        len(scanned) if ocr else 0, len(blocks), card, todo)
+
+
+def _box_facts(pages, numbers, blocks, lexicon_groups) -> tuple[dict, str, list]:
+    """(card fields, lexique proposal, component nouns left to complete): the card read on the pages without
+    a printed number (cover, back of the box) and the first and last numbered pages."""
+    from indexer.pdf.card_fields import card_fields, component_nouns, propose_lexique
+
+    numbered = [i for i, n in enumerate(numbers) if n is not None]
+    chosen = [i for i, n in enumerate(numbers) if n is None] + numbered[:1] + numbered[-1:]
+    texts = ["\n".join(line.text for line in pages[i].lines) for i in dict.fromkeys(chosen) if pages[i] is not None]
+    card = card_fields(texts)
+    if "year" in card and not re.fullmatch(r"\d{4}", card["year"]):
+        del card["year"]
+    lexique, todo = propose_lexique(component_nouns(blocks), list(lexicon_groups))
+    return card, lexique, todo
 
 
 def _release_freed_memory() -> None:

@@ -38,9 +38,10 @@ def _safe(text: str) -> str:
     return text
 
 
-def render_markdown(header: dict[str, str], blocks: list[Block]) -> tuple[str, list[dict]]:
-    """The file's text, and for each written line its text (without marker) and its boxes."""
-    out = ["---", *(f"{k}: {v}" for k, v in header.items() if v), "---", ""]
+def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str] = ()) -> tuple[str, list[dict]]:
+    """The file's text, and for each written line its text (without marker) and its boxes. `notes`: comment
+    lines of the header, for the person who reviews the import (the corpus reader skips them)."""
+    out = ["---", *(f"{k}: {v}" for k, v in header.items() if v), *(f"# {n}" for n in notes), "---", ""]
     layout = []
     previous = None
     for block in blocks:
