@@ -26,7 +26,7 @@ from indexer.passages import Passage
 from indexer.shards import Shelf, read_shelf
 from service.fusion import MODES, fuse
 from service.mistakes import is_mistakes_section
-from service.retrieval import CANDIDATES, SHELF_SEARCH_GAMES, FusionConfig, Hit, Retriever, Scores, _top
+from service.retrieval import CANDIDATES, GAME_WORDS_KEPT, SHELF_SEARCH_GAMES, FusionConfig, Hit, Retriever, Scores, _top
 
 # How deep each shard's dense ranking goes for a question naming no game: the routing reads the games
 # of the first CANDIDATES * AMBIGUOUS_GAMES rows (service/answer.py: likely_games).
@@ -164,6 +164,17 @@ class ShardSearch:
     def passage(self, game: str, passage_id: str) -> Passage | None:
         return self.retriever.passage(game, passage_id)
 
+    def vocabulary(self, game: str) -> tuple[str, frozenset[str]]:
+        """The game's folded text and words (Retriever.game_text, game_words)."""
+        return self.retriever.game_text(game), self.retriever.game_words(game)
+
+    def card(self, game: str) -> Passage | None:
+        return self.retriever.card(game)
+
+    def best_lexical(self, question: str, game: str) -> float:
+        # The shard's BM25 is the shelf's restricted to its rows: the same score as the single index's.
+        return self.retriever.best_lexical(question, game)
+
     def mistakes(self) -> tuple[np.ndarray, list[str | None], np.ndarray, list[Passage]]:
         """(single-index rows, sections, float16 vectors, passages) of the shard's common-mistake passages."""
         rows = self.retriever.data.rows
@@ -250,6 +261,7 @@ class ShardedRetriever:
         self._versions = [s.corpus_hash for s in shelf.shards]
         self._rows = int(sum(s.passages for s in shelf.shards))
         self.data = _CatalogueData(shelf, [c.call("mistakes").result() for c in clients], self._exact)
+        self._game_words: dict[str, tuple[str, frozenset[str]]] = {}
         self.passages = self.data.passages
 
     @classmethod
@@ -288,6 +300,32 @@ class ShardedRetriever:
     def passage(self, game_id: str, passage_id: str) -> Passage | None:
         self.game(game_id)
         return self.clients[self._shard_of[game_id]].call("passage", game_id, passage_id).result()
+
+    def _on_shard(self, method: str, game_id: str, *args):
+        self.game(game_id)
+        return self.clients[self._shard_of[game_id]].call(method, *args, game_id).result()
+
+    def game_text(self, game_id: str) -> str:
+        return self._vocabulary(game_id)[0]
+
+    def game_words(self, game_id: str) -> frozenset[str]:
+        return self._vocabulary(game_id)[1]
+
+    def _vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
+        # Asked once per game of its shard, then kept here (as Retriever keeps its own), for GAME_WORDS_KEPT games.
+        known = self._game_words.get(game_id)
+        if known is None:
+            known = self._on_shard("vocabulary", game_id)
+            if len(self._game_words) >= GAME_WORDS_KEPT:
+                self._game_words.pop(next(iter(self._game_words)))
+            self._game_words[game_id] = known
+        return known
+
+    def card(self, game_id: str) -> Passage | None:
+        return self._on_shard("card", game_id)
+
+    def best_lexical(self, question: str, game_id: str) -> float:
+        return self._on_shard("best_lexical", game_id, question)
 
     def score(self, question: str, game: str | None = None) -> ShardedScores:
         vector = self.embedder.encode_queries([question])[0]

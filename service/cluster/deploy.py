@@ -113,6 +113,15 @@ class Shard:
     def mistakes(self):
         return self.search.mistakes()
 
+    def vocabulary(self, game):
+        return self.search.vocabulary(game)
+
+    def card(self, game):
+        return self.search.card(game)
+
+    def best_lexical(self, question, game):
+        return self.search.best_lexical(question, game)
+
     def __del__(self):
         listener = getattr(self, "listener", None)
         if listener is not None:
