@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,6 +114,12 @@ def _body(passage: Passage) -> str:
     if passage.title and passage.text.startswith(passage.title + "\n"):
         return passage.text[len(passage.title) + 1 :]
     return passage.text
+
+
+@lru_cache(maxsize=1024)
+def _name_words(game) -> frozenset[str]:
+    """The folded words of a game's title, id and aliases."""
+    return frozenset(TOKEN.findall(fold(" ".join([game.title, game.id.replace("-", " "), *game.aliases]))))
 
 
 def card_refusal_message(card: CardQuestion, game_title: str) -> str:
@@ -316,7 +323,9 @@ class Answerer:
         ranking only when the `lexicon` feature is on; `always` for the router)."""
         if not (always or self.features.lexicon):
             return Rewrite(question, ())
-        return self.lexicon.rewrite(question, self.retriever.game_words(game), self.retriever.game(game).lexicon)
+        words = self.retriever.game_words(game)
+        # Keyed by the words themselves: a frozenset keeps its hash, and a new index version brings new words.
+        return self.lexicon.rewrite(question, words, self.retriever.game(game).lexicon, key=(game, words))
 
     def _in_game(self, scored: Scored, game: str) -> tuple[Rewrite, Scores]:
         if game not in scored.per_game:
@@ -366,8 +375,7 @@ class Answerer:
         return [replace(head[i], score=judged[i]) for i in order] + tail
 
     def _name_words(self, game_id: str) -> frozenset[str]:
-        game = self.retriever.game(game_id)
-        return frozenset(TOKEN.findall(fold(" ".join([game.title, game.id.replace("-", " "), *game.aliases]))))
+        return _name_words(self.retriever.game(game_id))
 
     def refusal_reason(self, found: Findings) -> str | None:
         reason = self.calibration.refusal.reason(found.signals, game_known=found.route.game is not None)

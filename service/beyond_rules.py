@@ -7,11 +7,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from service.phrases import PhraseMatcher, folded
 
 DATA = Path(__file__).resolve().parent / "data" / "beyond_rules.json"
+
+
+@lru_cache(maxsize=1024)
+def _names(game_names: tuple[str, ...]) -> re.Pattern | None:
+    """One pattern for a game's names, longest first, as whole words of folded text."""
+    names = sorted({folded(n) for n in game_names if n.strip()}, key=len, reverse=True)
+    return re.compile("|".join(rf"(?<!\w){re.escape(n)}(?!\w)" for n in names)) if names else None
 
 
 class BeyondRules:
@@ -23,9 +31,8 @@ class BeyondRules:
     def found(self, question: str, game_text: str, game_names: Iterable[str] = ()) -> tuple[str, ...]:
         """What in the question the rules cannot answer (the matched words), or (). `game_text`: the game's
         text, folded (service/phrases.py); `game_names`: its names, read as "le jeu" in the question."""
-        text = folded(question)
-        for name in sorted({folded(n) for n in game_names if n.strip()}, key=len, reverse=True):
-            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "le jeu", text)
+        names = _names(tuple(game_names))
+        text = names.sub("le jeu", folded(question)) if names else folded(question)
         out = [m.text for m in self._always.find(text, True)]
         for cues, evidence in self._topics:
             matches = cues.find(text, True)

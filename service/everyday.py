@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from service.phrases import PhraseMatcher, folded
+from service.phrases import PhraseMatcher, folded_passage
 
 DATA = Path(__file__).resolve().parent / "data" / "everyday_senses.json"
 
@@ -20,5 +20,5 @@ class EverydaySenses:
         self._matcher = PhraseMatcher(phrases)
 
     def found(self, question: str, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
-        used = " ".join(folded(t) for t in corpus_texts)
+        used = " ".join(folded_passage(t) for t in corpus_texts)
         return tuple(dict.fromkeys(m.typed for m in self._matcher.find(question) if m.text not in used))

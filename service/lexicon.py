@@ -86,32 +86,64 @@ def _forms(word: str) -> set[str]:
     return forms
 
 
+_FOLDED_STOPWORDS = frozenset(fold(s) for s in STOPWORDS)
+
+
+@lru_cache(maxsize=8192)
 def _entry(phrase: str) -> _Entry:
+    """A lexicon word or phrase, analysed once (a game's own lexique is read at every question)."""
     words = tuple(w for w in _WORD.findall(fold(phrase.translate(APOSTROPHES)))
-                  if w not in {fold(s) for s in STOPWORDS} and w not in _ELIDED)
+                  if w not in _FOLDED_STOPWORDS and w not in _ELIDED)
     return _Entry(phrase, stems(phrase), words)
 
 
 class Lexicon:
     def __init__(self, groups: Iterable[Iterable[str]]):
         self._groups = [[e for e in map(_entry, group) if e.stems] for group in groups]
+        # Per game, the replacements its words decide, computed at its first question (service/retrieval.py
+        # keeps the games' words for as many games).
+        self._tables: dict[object, list[tuple[_Entry, str]]] = {}
 
     @classmethod
     def load(cls, path: Path = DATA) -> Lexicon:
         return cls(json.loads(Path(path).read_text("utf-8"))["groups"])
 
-    def rewrite(self, question: str, vocabulary: frozenset[str], own: Iterable[tuple[str, Iterable[str]]] = ()
-                ) -> Rewrite:
-        """The question as the game's rulebook would word it. `vocabulary`: the folded words of the game's
-        text; `own`: the game's header lexicon, (rulebook word, players' words) pairs, applied first."""
+    def _table(self, vocabulary: frozenset[str], own: Iterable[tuple[str, Iterable[str]]], key) -> list:
+        """(player's entry, rulebook's word) in the order they apply: the game's own names first, longest
+        first, then each group's words the game's text lacks, read as the group's first word it uses."""
+        table = self._tables.get(key) if key is not None else None
+        if table is not None:
+            return table
 
         def uses(entry: _Entry) -> bool:
             return all(_forms(w) & vocabulary for w in entry.words)
 
-        found = terms(question)
-        taken: list[tuple[int, int, str]] = []  # (start, end, replacement) over the question's characters
+        table = []
+        for word, players in own:
+            table += [(e, word) for e in sorted(map(_entry, players), key=lambda e: -len(e.stems)) if e.stems]
+        for group in self._groups:
+            used = [e for e in group if uses(e)]
+            if used:
+                table += [(e, used[0].surface) for e in group if e not in used]
+        if key is not None:
+            if len(self._tables) >= 256:
+                self._tables.pop(next(iter(self._tables)))
+            self._tables[key] = table
+        return table
 
-        def replace(entry: _Entry, target: str) -> None:
+    def rewrite(self, question: str, vocabulary: frozenset[str], own: Iterable[tuple[str, Iterable[str]]] = (),
+                key=None) -> Rewrite:
+        """The question as the game's rulebook would word it. `vocabulary`: the folded words of the game's
+        text; `own`: the game's header lexicon, (rulebook word, players' words) pairs, applied first; `key`:
+        names the game, so that what its words decide is computed once."""
+        found = terms(question)
+        if not found:
+            return Rewrite(question, ())
+        stems_found = {t.stem for t in found}
+        taken: list[tuple[int, int, str]] = []  # (start, end, replacement) over the question's characters
+        for entry, target in self._table(vocabulary, own, key):
+            if entry.stems[0] not in stems_found:
+                continue
             for i in range(len(found) - len(entry.stems) + 1):
                 window = found[i: i + len(entry.stems)]
                 if tuple(t.stem for t in window) != entry.stems:
@@ -119,18 +151,6 @@ class Lexicon:
                 start, end = window[0].start, window[-1].end
                 if not any(a < end and start < b for a, b, _ in taken):
                     taken.append((start, end, target))
-
-        for word, players in own:
-            for player in sorted(map(_entry, players), key=lambda e: -len(e.stems)):
-                if player.stems:
-                    replace(player, word)
-        for group in self._groups:
-            used = [e for e in group if uses(e)]
-            if not used:
-                continue
-            for entry in group:
-                if entry not in used:
-                    replace(entry, used[0].surface)
         if not taken:
             return Rewrite(question, ())
         taken.sort()

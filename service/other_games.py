@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from indexer.corpus import Game
-from service.phrases import PhraseMatcher, folded
+from service.phrases import PhraseMatcher, folded, folded_passage
 
 DATA = Path(__file__).resolve().parent / "data" / "other_games.json"
 
@@ -38,7 +38,7 @@ class OtherGames:
     def found(self, question: str, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
         """The other games' names or terms in the question, as typed, first seen first. A corpus game's name
         ("Uno Flip" holds "uno"), or what the given corpus passages say themselves, does not count."""
-        used = " ".join(folded(t) for t in corpus_texts)
+        used = " ".join(folded_passage(t) for t in corpus_texts)
         spans = [(m.start, m.end) for m in self._known_names.find(question)] if self._known_names else []
         out = [m.typed for m in self._matcher.find(question)
                if m.text not in self._known and m.text not in used

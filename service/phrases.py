@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from dataclasses import dataclass
 
 from indexer.analysis import APOSTROPHES, fold
@@ -21,7 +22,14 @@ def folded(text: str) -> str:
     return _SPACES.sub(" ", fold(text.translate(APOSTROPHES))).strip()
 
 
-def _folded_with_offsets(text: str) -> tuple[str, list[int]]:
+@lru_cache(maxsize=4096)
+def folded_passage(text: str) -> str:
+    """folded(text), kept for the passages that questions bring back again and again."""
+    return folded(text)
+
+
+@lru_cache(maxsize=256)
+def _folded_with_offsets(text: str) -> tuple[str, tuple[int, ...]]:
     """folded(text), and for each of its characters the offset of the character of `text` it comes from."""
     out, where = [], []
     for i, char in enumerate(text.translate(APOSTROPHES)):
@@ -36,7 +44,7 @@ def _folded_with_offsets(text: str) -> tuple[str, list[int]]:
     while out and out[-1] == " ":
         out.pop()
         where.pop()
-    return "".join(out), where
+    return "".join(out), tuple(where)
 
 
 @dataclass(frozen=True)
@@ -54,10 +62,16 @@ class PhraseMatcher:
     def __init__(self, patterns: Iterable[str]):
         self.patterns = tuple(patterns)
         self._compiled = [(p, re.compile(rf"(?<![\w+]){p}(?![\w])")) for p in self.patterns]
+        # All of them at once first: most questions hold none, and one search says so (no group names, which
+        # several patterns may share).
+        either = "|".join(f"(?:{p.replace('(?P<name>', '(')})" for p in self.patterns)
+        self._any = re.compile(rf"(?<![\w+])(?:{either})(?![\w])") if self.patterns else None
 
     def find(self, text: str, already_folded: bool = False) -> list[Found]:
         """Every match, in order of position; overlapping matches of different patterns are all kept."""
-        haystack, where = (text, list(range(len(text)))) if already_folded else _folded_with_offsets(text)
+        haystack, where = (text, range(len(text))) if already_folded else _folded_with_offsets(text)
+        if self._any is None or not self._any.search(haystack):
+            return []
         out = []
         for p, rx in self._compiled:
             for m in rx.finditer(haystack):
