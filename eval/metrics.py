@@ -33,6 +33,7 @@ DEFAULT_METRICS = (
     "sure_precision",
     "sure_rate",
     "one_tap",
+    "game_kept",
     "latency_p50",
     "latency_p95",
 )

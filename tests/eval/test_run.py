@@ -205,7 +205,7 @@ def test_write_report(result, tmp_path):
     # No answer is shown as sure (sure_precision n/a, sure_rate 0) and none offers choices, so one tap
     # resolves what the first passage does (t001 and t003).
     assert ("| `dense` | 0.667 | 1.000 | 0.833 | 0.667 | n/a | 0.000 | 0.000 | 0.500 | 0.667 | 1.000 | 0.000 "
-            "| n/a | n/a | n/a | n/a | 0.000 | 0.667 | 25.0 | 38.5 |") in text
+            "| n/a | n/a | n/a | n/a | 0.000 | 0.667 | n/a | 25.0 | 38.5 |") in text
     assert "| t002 | karuba | deux aventuriers sur une tuile ? | premier passage pertinent au rang 2" in text
     assert "| t004 | hors-corpus | recette des crêpes ? | réponse donnée au lieu de s'abstenir ; routage : karuba" in text
     assert "| t003 | cubirds | envolée obligatoire ? | refus à tort ; aucun passage pertinent dans le top 10 |" in text
