@@ -79,7 +79,7 @@ calibrate: install
 # The leave-one-game-out part adapts e5 four more times (a few minutes). The adaptation decision
 # (docs/eval/ADAPTATION.md) comes from `rulesqa eval --compare-adapt --split test`.
 eval-report: install
-	$(BIN)/rulesqa eval --split test --report docs/eval --leave-one-game-out
+	$(BIN)/rulesqa eval --split test --report docs/eval --ablation --leave-one-game-out
 	sed 's#](\(hit_at_k\|latency\)\.png)#](eval/\1.png)#' docs/eval/REPORT.md > docs/EVAL.md
 	cat docs/eval/TARGETS.md docs/eval/ADAPTATION.md >> docs/EVAL.md
 	rm docs/eval/REPORT.md
