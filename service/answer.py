@@ -21,7 +21,7 @@ from indexer.errors import QuestionError
 from indexer.passages import Passage
 from service.calibration import AbstentionPolicy, Calibration
 from service.catalogue import Catalogue
-from service.follow_up import Turn, combined, elliptic
+from service.follow_up import Turn, combined, elliptic, known_terms
 from service.lexicon import Rewrite, lexicon
 from service.calibration import load as load_calibration
 from service.card import CardQuestion, card_questions
@@ -313,8 +313,11 @@ class Answerer:
         """The question as retrieved: an elliptic follow-up about the previous turn's game (kept, or given
         again by the client) carries the previous question's words."""
         previous = query.previous
-        if (self.features.follow_up and previous is not None and route.game is not None
-                and previous.game == route.game and elliptic(query.question)):
+        if not (self.features.follow_up and previous is not None and route.game is not None
+                and previous.game == route.game):
+            return query.question
+        own = self.rewrite(query.question, route.game, always=True).text  # "tuiles" is Karuba's "plaquettes"
+        if elliptic(own, known_terms(self.retriever.game_text(route.game))):
             return combined(previous, query.question)
         return query.question
 

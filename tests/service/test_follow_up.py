@@ -4,7 +4,8 @@ import pytest
 
 from service.answer import Answerer, validate
 from service.calibration import AbstentionPolicy, Calibration
-from service.follow_up import Turn, combined, elliptic
+from indexer.analysis import fold
+from service.follow_up import Turn, combined, elliptic, known_terms
 from indexer.errors import QuestionError
 from tests.fakes import FakeEmbedder
 
@@ -43,3 +44,21 @@ def test_a_bad_previous_turn_is_refused():
         validate("et à deux ?", previous=Turn("  "))
     with pytest.raises(QuestionError, match="précédente"):
         validate("et à deux ?", previous=Turn("x" * 1001))
+
+
+def test_a_word_the_rules_never_use_opens_a_new_topic():
+    known = known_terms(fold("À deux joueurs, chacun joue avec sa plaquette."))
+    assert elliptic("et à deux joueurs ?", known)
+    # Short, but "licornes" and "volantes" are no words of the game: not the previous topic.
+    assert not elliptic("Peut-on jouer avec des licornes volantes ?", known)
+    assert elliptic("et avec des licornes ?", known)  # "et": the player says it follows on
+
+
+def test_an_unknown_topic_after_a_found_answer_is_asked_on_its_own(fake_index):
+    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    previous = Turn("Les pépites d'or rapportent combien à la fin ?", "karuba")
+    alone = answerer.ask("Peut-on jouer avec des licornes volantes ?", game="karuba")
+    after = answerer.ask("Peut-on jouer avec des licornes volantes ?", game="karuba", previous=previous)
+    assert not alone.found
+    # Before, the previous question's words were added and the points passage came back as the answer.
+    assert after.found is False and after.refusal.reason == alone.refusal.reason
