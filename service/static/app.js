@@ -255,7 +255,7 @@
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ question: ui.question.value, game: ui.game.value || null, client: "page",
-          previous: lastTurn }),
+          previous: lastTurn || undefined }), // undefined: no key at all for a first question
         signal: controller.signal,
       });
       showResult(data);

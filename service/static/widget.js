@@ -436,7 +436,8 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       const data = await api("api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ question, game: currentGame() || null, client: "widget", previous: lastTurn }),
+        body: JSON.stringify({ question, game: currentGame() || null, client: "widget",
+          previous: lastTurn || undefined }), // undefined: no key at all for a first question
         signal: controller.signal,
       });
       reply = answerBubble(data);

@@ -76,7 +76,7 @@ def test_the_widget_sends_its_verdict_too(browser, logged_api):
         answer = host.locator(".bubble.bot").last
         up = answer.get_by_role("button", name="Oui, cette réponse est utile")
         up.click()
-        expect(answer.get_by_role("status")).to_have_text("Merci pour votre avis.")
+        expect(answer.locator(".feedback").get_by_role("status")).to_have_text("Merci pour votre avis.")
         page.probe.assert_clean()
         page.context.close()
     finally:
@@ -101,7 +101,7 @@ def test_acceptance_real_server_page_then_rulesqa_report(browser, real_index, tm
 
     from tests.browser.test_browser_pages import _free_port
 
-    crepes = "Quelle est la recette de la pâte à crêpes ?"
+    outside = "Quel temps fera-t-il demain à Lyon ?"  # off topic: refused, and the report lists it
     port = _free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "RULESQA_INDEX_DIR": str(real_index),
            "RULESQA_BUILD_INDEX_IF_MISSING": "false", "RULESQA_LOG_QUESTIONS": "true",
@@ -126,8 +126,8 @@ def test_acceptance_real_server_page_then_rulesqa_report(browser, real_index, tm
         result = page.locator("#result")
         expect(result.locator(".citation .chip")).to_contain_text("p. 6")
         result.get_by_role("button", name="Non, cette réponse n'est pas utile").click()
-        expect(result.get_by_role("status")).to_have_text("Merci pour votre avis.")
-        ask_on_table(page, crepes, "Karuba")
+        expect(result.locator(".feedback").get_by_role("status")).to_have_text("Merci pour votre avis.")
+        ask_on_table(page, outside, "Karuba")
         expect(result.get_by_role("heading", name="Ce n'est pas dans les règles")).to_be_visible()
         page.probe.assert_clean()
         page.context.close()
@@ -140,5 +140,5 @@ def test_acceptance_real_server_page_then_rulesqa_report(browser, real_index, tm
     report = json.loads(out.stdout)
     assert report["questions"] == 2
     assert [t["question"] for t in report["thumbs_down"]] == [GOLD]
-    assert [g["question"] for g in report["refused"]] == [crepes]
+    assert [g["question"] for g in report["refused"]] == [outside]
     assert {g["game"] for g in report["per_game"]} >= {"karuba"}

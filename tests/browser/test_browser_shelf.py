@@ -78,7 +78,7 @@ def test_table_page_asks_which_game_and_asks_again_with_it(page, api):
     ask_on_table(page, GOLD)
     notice = page.locator("#result .notice")
     expect(notice.get_by_role("heading")).to_have_text("Quel jeu ?")
-    expect(notice.locator("p")).to_have_text("Précisez le jeu : Karuba ou Cubirds ?")
+    expect(notice.locator(":scope > p")).to_have_text("Précisez le jeu : Karuba ou Cubirds ?")
     notice.get_by_role("button", name="Karuba").click()
     wait_for(page, lambda: len(bodies) == 2)
     assert bodies[1] == {"question": GOLD, "game": "karuba", "client": "page"}
