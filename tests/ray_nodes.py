@@ -30,16 +30,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _free_range(size: int) -> tuple[int, int]:
-    """A window of ports for a node's workers, away from Ray's defaults (10002-19999) and mostly free."""
-    for _ in range(50):
-        low = random.randrange(20_000, 60_000 - size)
-        probe = [low, low + size // 2, low + size - 1]
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768
+
+
+def _free_range(size: int, taken: list[tuple[int, int]]) -> tuple[int, int]:
+    """A window of ports for a node's workers, mostly free: above Ray's defaults (10002-19999) and below the
+    kernel's ephemeral range, where free_port() takes every other port, so that no single port Ray is
+    given falls inside a worker window (Ray refuses to start then); apart from the windows already `taken`."""
+    top = max(_ephemeral_low(), 20_000 + 4 * size)
+    for _ in range(100):
+        low = random.randrange(20_000, top - size)
+        high = low + size - 1
+        if any(low <= t_high and t_low <= high for t_low, t_high in taken):
+            continue
         try:
-            for port in probe:
+            for port in (low, low + size // 2, high):
                 with socket.socket() as s:
                     s.bind(("127.0.0.1", port))
-            return low, low + size - 1
+            return low, high
         except OSError:
             continue
     raise RuntimeError("no free port window for Ray workers")
@@ -58,9 +70,11 @@ class RayNodes:
                     "RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0", **(env or {})}
         self.env.pop("RAY_ADDRESS", None)
         self.procs: list[subprocess.Popen] = []
+        self.windows: list[tuple[int, int]] = []  # each node's worker ports
 
     def _node_args(self, index: int) -> list[str]:
-        low, high = _free_range(200)
+        low, high = _free_range(200, self.windows)
+        self.windows.append((low, high))
         return ["--block", f"--node-ip-address={HOST}", f"--num-cpus={self.cpus[index]}", "--num-gpus=0",
                 f"--object-store-memory={self.object_store}", f"--temp-dir={self.root / f'node{index}'}",
                 f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
