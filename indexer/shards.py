@@ -152,8 +152,7 @@ def read_shelf(folder: Path) -> Shelf:
         if shelf.get("format") != SHELF_FORMAT:
             raise ValueError(f"format {shelf.get('format')!r}")
         manifest = store.Manifest.from_dict(json.loads((folder / "manifest.json").read_text("utf-8")))
-        games = [Game(**{**g, "aliases": tuple(g["aliases"])})
-                 for g in json.loads((folder / "games.json").read_text("utf-8"))]
+        games = [store.game_from_dict(g) for g in json.loads((folder / "games.json").read_text("utf-8"))]
         words = frozenset((folder / "words.txt").read_text("utf-8").split("\n")) - {""}
         centroid = np.load(folder / "centroid.npy", allow_pickle=False)
         shards = [ShardInfo(**s) for s in shelf["shards"]]
