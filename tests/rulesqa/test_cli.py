@@ -121,11 +121,15 @@ def test_eval_json_prints_every_metric_per_mode(real_index):
         assert set(overall) == {"hit@1", "hit@3", "mrr@10", "page@1", "abstain_precision", "abstain_recall",
                                 "false_refusal", "routing", "set_coverage", "set_size", "refusal_off_topic",
                                 "refusal_other_game", "refusal_not_in_rules", "refusal_reason",
+                                "sure_precision", "sure_rate", "one_tap", "game_kept",
                                 "latency_p50", "latency_p95"}
         assert 0 <= overall["hit@1"] <= overall["hit@3"] <= 1
         assert set(result["results"][mode]["per_game"]) >= {"cubirds", "cubitos", "karuba", "sans-arret"}
     pairs = result["significance"]["pairs"]
-    assert len(pairs) == 6 and all(0 <= p["p_value"] <= 1 for p in pairs)  # 3 mode pairs x 2 metrics
+    # 3 mode pairs x (ranx's paired test on 2 metrics + McNemar on each question's outcome and routing)
+    assert len(pairs) == 12 and all(0 <= p["p_value"] <= 1 for p in pairs)
+    assert {p["metric"] for p in pairs} == {"mrr@10", "hit@1", "outcome", "routing"}
+    assert all(p["better"] >= 0 and p["worse"] >= 0 for p in pairs if p["metric"] in ("outcome", "routing"))
 
 
 def test_calibrate_refuses_the_test_split(real_index):
