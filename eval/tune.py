@@ -268,3 +268,26 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
                 "questions": len(dev)}
     chosen = Calibration(fusion, policy, refusal, answer_set, warning, confidence)
     return chosen, {"measured": measured, "fusion_table": table, "abstention": abstention}
+
+
+# A new calibration replaces the saved one only when it helps on dev by a paired test: a default earns its
+# place (the same rule as the adaptation, docs/eval/ADAPTATION.md).
+ADOPT_MAX_P = 0.05
+ADOPT_METRICS = ("hit@1", "mrr@10", "outcome")
+
+
+def adoption(current: Answerer, chosen: Calibration, dev: list[GoldQuestion]) -> dict:
+    """The paired tests on dev (eval/run.py: ranx on hit@1 and MRR@10, McNemar on each question's outcome)
+    between the saved calibration (`current`'s) and `chosen`. Adopted when `chosen` is significantly better
+    on one of them and significantly worse on none."""
+    from eval.run import run_eval
+
+    check_dev_only(dev)
+    parts = {name: getattr(chosen, name) for name in ("fusion", "abstention", "refusal", "answer_set", "warning",
+                                                      "confidence")}
+    result = run_eval(current, dev, modes=(MODE,), variants={"calibrated": current.reconfigured(**parts)})
+    pairs = [p for p in result["significance"]["pairs"] if p["metric"] in ADOPT_METRICS]
+    better = [p["metric"] for p in pairs if p["p_value"] <= ADOPT_MAX_P and p["score_b"] > p["score_a"]]
+    worse = [p["metric"] for p in pairs if p["p_value"] <= ADOPT_MAX_P and p["score_b"] < p["score_a"]]
+    return {"adopt": bool(better) and not worse, "better": better, "worse": worse,
+            "pairs": [{k: p[k] for k in ("metric", "score_a", "score_b", "p_value")} for p in pairs]}

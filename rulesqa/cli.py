@@ -439,12 +439,24 @@ def _calibrate(answerer, embedder, gold) -> None:
     from eval.tune import calibrate as tune
     from service import calibration
 
+    from eval.tune import adoption
+
     chosen, info = run(lambda: tune(answerer, gold))
-    reranker_id = answerer.reranker.model_id if answerer.reranker else None
-    calibration.save(embedder.model_id, chosen, info["measured"], reranker_id=reranker_id)
     typer.echo(f"fusion : {chosen.fusion}")
     typer.echo(f"abstention : {chosen.abstention}")
     typer.echo(f"mesuré sur dev : {info['measured']}")
+    if answerer.calibration.source != "default":
+        # A calibration is saved for this model: the new one replaces it only on a paired test's evidence.
+        decision = run(lambda: adoption(answerer, chosen, gold))
+        tests = ", ".join(f"{p['metric']} {p['score_a']:.3f} -> {p['score_b']:.3f} (p = {p['p_value']:.3f})"
+                          for p in decision["pairs"])
+        typer.echo(f"test apparié sur dev, calibrage enregistré -> nouveau : {tests}")
+        if not decision["adopt"]:
+            typer.echo("pas de gain significatif (p <= 0,05) sans perte : le calibrage enregistré est gardé "
+                       f"({calibration.CALIBRATION_FILE} inchangé ; retirez-en l'entrée du modèle pour le remplacer)")
+            return
+    reranker_id = answerer.reranker.model_id if answerer.reranker else None
+    calibration.save(embedder.model_id, chosen, info["measured"], reranker_id=reranker_id)
     typer.echo(str(calibration.CALIBRATION_FILE))
 
 

@@ -78,3 +78,21 @@ def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
             right += a.gold.is_relevant(found.hits[0].passage.game, found.hits[0].passage.text)
     assert (shown, right) == (info["sure_shown"], info["sure_right"])
     assert wilson_lower_bound(right, shown) >= CONFIDENCE_PRECISION and isinstance(policy, ConfidencePolicy)
+
+
+def test_a_new_calibration_is_adopted_only_on_a_paired_tests_evidence(fake_index):
+    from eval.tune import adoption
+
+    dev = load_questions("dev")
+    sensible = Calibration(abstention=AbstentionPolicy(threshold=-1.0))  # answers every question
+    refuse_all = Calibration(abstention=AbstentionPolicy(threshold=10.0))  # answers none
+    current = Answerer.load(fake_index, FakeEmbedder(), sensible)
+    same = adoption(current, sensible, dev)
+    assert not same["adopt"] and not same["better"] and not same["worse"]
+    assert {p["metric"] for p in same["pairs"]} == {"hit@1", "mrr@10", "outcome"}
+    worse = adoption(current, refuse_all, dev)
+    assert not worse["adopt"] and "outcome" in worse["worse"]
+    better = adoption(Answerer.load(fake_index, FakeEmbedder(), refuse_all), sensible, dev)
+    assert better["adopt"] and "outcome" in better["better"]
+    with pytest.raises(EvalError):
+        adoption(current, sensible, load_questions("test"))
