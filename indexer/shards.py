@@ -124,7 +124,8 @@ def build_shards(corpus: Path, out: Path, embedder, shards: int, progress: bool 
             manifest = make_manifest(data.manifest.embedding, games, passages, kind)
             folder = f"shard-{i:02d}"
             store.save(store.IndexData(manifest, passages, games, data.vectors[rows], dense,
-                                       restrict_lexical(data.lexical, rows), [data.tokens[r] for r in rows]),
+                                       restrict_lexical(data.lexical, rows), [data.tokens[r] for r in rows],
+                                       model_dir=data.model_dir),  # each shard holds its model (index format 6)
                        tmp / folder)
             words |= set((tmp / folder / "words.txt").read_text("utf-8").split("\n")) - {""}
             infos.append(ShardInfo(folder, group, [game_rows[g][0] if g in game_rows else -1 for g in group],

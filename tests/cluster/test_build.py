@@ -50,16 +50,16 @@ def test_one_game_on_the_cluster_equals_the_local_update(ray_cluster, fake_index
 
 
 @pytest.mark.model
-def test_e5_vectors_from_the_cluster_are_identical(ray_cluster, adapted_embedder, real_index, tmp_path):
+def test_e5_vectors_from_the_cluster_are_identical(ray_cluster, real_embedder, real_index, tmp_path):
     from indexer.cluster import RayEncoder
 
-    build_index(CORPUS, tmp_path / "index", adapted_embedder, progress=False,
-                encode=RayEncoder(adapted_embedder, actors=2))
+    build_index(CORPUS, tmp_path / "index", real_embedder, progress=False,
+                encode=RayEncoder(real_embedder, actors=2))
     same_folder(tmp_path / "index", real_index)
 
 
 @pytest.mark.model
-def test_other_batch_boundaries_stay_within_cosine_0_99999(ray_cluster, adapted_embedder, real_index):
+def test_other_batch_boundaries_stay_within_cosine_0_99999(ray_cluster, real_embedder, real_index):
     """Batches of 7 instead of the build's 32: other padding, other last bits, the same vectors."""
     from indexer.cluster import RayEncoder
     from indexer.store import embedding_text
@@ -67,14 +67,14 @@ def test_other_batch_boundaries_stay_within_cosine_0_99999(ray_cluster, adapted_
     data = store.load(real_index)
     games = {g.id: g for g in data.games}
     texts = [embedding_text(p, games[p.game]) for p in data.passages]
-    vectors = RayEncoder(adapted_embedder, actors=2, batch=7)(texts, lambda n: None)
+    vectors = RayEncoder(real_embedder, actors=2, batch=7)(texts, lambda n: None)
     stored = np.asarray(data.vectors, dtype=np.float32)
     cosines = np.sum(vectors * stored, axis=1) / np.linalg.norm(stored, axis=1)
     assert cosines.min() >= 0.99999, cosines.min()
 
 
 @pytest.mark.model
-def test_cli_index_on_the_cluster(ray_cluster, adapted_embedder, real_index, tmp_path):
+def test_cli_index_on_the_cluster(ray_cluster, real_embedder, real_index, tmp_path):
     """The acceptance command: `rulesqa index --ray ADDRESS` builds the same index as the local build."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     run = subprocess.run([sys.executable, "-m", "rulesqa", "index", "--ray", ray_cluster.address, "--quiet",
@@ -83,7 +83,7 @@ def test_cli_index_on_the_cluster(ray_cluster, adapted_embedder, real_index, tmp
     assert run.returncode == 0, run.stderr[-2000:]
     assert f"{store.read_manifest(real_index).corpus.passages} passages" in run.stderr
     same_folder(tmp_path / "index", real_index)
-    assert json.loads((tmp_path / "index" / "manifest.json").read_text())["embedding"]["model_id"] == adapted_embedder.model_id
+    assert json.loads((tmp_path / "index" / "manifest.json").read_text())["embedding"]["model_id"] == real_embedder.model_id
 
 
 def test_cli_refuses_an_unreachable_cluster(tmp_path, free_port):

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def served(ray_cluster, real_index, adapted_embedder, pg_cluster, free_port, tmp_path_factory):
+def served(ray_cluster, real_index, real_embedder, pg_cluster, free_port, tmp_path_factory):
     from service.cluster.deploy import Scaling, deploy, undeploy
     from service.settings import load_settings
 
@@ -88,10 +88,10 @@ def _games_by_replica(url: str, n: int = 30) -> dict[str, set[int]]:
     return seen
 
 
-def test_reload_reaches_both_replicas(served, adapted_embedder):
+def test_reload_reaches_both_replicas(served, real_embedder):
     deployed, _, index, original = served
     headers = {"authorization": f"Bearer {TOKEN}"}
-    update_game(index, adapted_embedder, "karuba", remove=True)
+    update_game(index, real_embedder, "karuba", remove=True)
     assert {t for totals in _games_by_replica(deployed.url).values() for t in totals} == {4}  # not yet
     r = httpx.post(deployed.url + "/api/admin/reload", headers=headers, timeout=120)
     assert r.status_code == 200, r.text

@@ -15,12 +15,12 @@ pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def sharded(ray_cluster, real_index, adapted_embedder, free_port, tmp_path_factory):
+def sharded(ray_cluster, real_index, real_embedder, free_port, tmp_path_factory):
     from service.cluster.deploy import deploy, undeploy
     from service.settings import load_settings
 
     root = tmp_path_factory.mktemp("sharded")
-    build_shards(CORPUS, root / "index", adapted_embedder, 2, progress=False)
+    build_shards(CORPUS, root / "index", real_embedder, 2, progress=False)
     settings = load_settings(index_dir=root / "index", build_index_if_missing=False, reload_token=TOKEN,
                              log_questions=False)
     deployed = deploy(settings, name="shards", port=free_port(), timeout_s=240)
@@ -46,17 +46,18 @@ def _reload(url: str) -> dict:
     return r.json()
 
 
-def test_reload_reaches_the_shards_and_the_front(sharded, adapted_embedder, tmp_path):
+def test_reload_reaches_the_shards_and_the_front(sharded, real_embedder, tmp_path):
     """The shelf rebuilt without one game: after one reload the shards and the front serve it together."""
     deployed, index = sharded
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus, ignore=shutil.ignore_patterns("karuba.md"))
-    build_shards(corpus, index, adapted_embedder, 2, progress=False)
+    build_shards(corpus, index, real_embedder, 2, progress=False)
     body = _reload(deployed.url)
     assert sorted(x["role"] for x in body["replicas"]) == ["front", "shard", "shard"] and body["games"] == 3
     asked = httpx.post(deployed.url + "/api/ask", json={"question": "Qui commence ?", "game": "karuba"}, timeout=60)
-    assert asked.status_code == 422 and "karuba" in asked.json()["detail"]
-    build_shards(CORPUS, index, adapted_embedder, 2, progress=False)
+    # An unknown game is 404 wherever it is named (issue 23's contract), on the cluster too.
+    assert asked.status_code == 404 and asked.json()["code"] == "unknown_game" and "karuba" in asked.json()["detail"]
+    build_shards(CORPUS, index, real_embedder, 2, progress=False)
     assert _reload(deployed.url)["games"] == 4
     asked = httpx.post(deployed.url + "/api/ask", json={"question": "Qui commence ?", "game": "karuba"}, timeout=60)
     assert asked.status_code == 200 and asked.json()["game"]["id"] == "karuba"

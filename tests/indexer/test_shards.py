@@ -85,3 +85,15 @@ def test_unreadable_catalogue_is_refused(shelf, tmp_path):
     (broken / "shelf.json").write_text(json.dumps({"format": 99}))
     with pytest.raises(IndexMismatchError, match="index partagé illisible"):
         read_shelf(broken)
+
+
+@pytest.mark.model
+def test_every_shard_holds_the_model_it_was_built_with(real_embedder, settings, tmp_path):
+    """A shard is an index folder like any other (format 6): it answers from its own model folder."""
+    out = tmp_path / "index"
+    build_shards(CORPUS, out, real_embedder, 2, progress=False)
+    for shard in read_shelf(out).shards:
+        folder = out / shard.folder
+        assert (folder / "model").is_dir()
+        embedder = settings.model_copy(update={"index_dir": folder}).index_embedder()
+        assert embedder.fingerprint() == real_embedder.fingerprint()
