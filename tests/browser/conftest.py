@@ -31,3 +31,22 @@ def desktop_page(browser):
     yield page
     page.probe.assert_clean()
     page.context.close()
+
+
+@pytest.fixture(scope="module")
+def logged_api(fake_index, tmp_path_factory):
+    """The API on the real corpus (fake embedder) with the questions log on, in a SQLite file."""
+    from service.answer import AbstentionPolicy, Answerer
+    from service.api.app import create_app
+    from service.calibration import Calibration
+    from service.settings import Settings
+    from tests.browser.test_browser_pages import LiveServer
+    from tests.fakes import FakeEmbedder
+
+    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    url = f"sqlite:///{tmp_path_factory.mktemp('log') / 'rulesqa.db'}"
+    app = create_app(Settings(index_dir=fake_index, log_questions=True, database_url=url), answerer)
+    server = LiveServer(app).start()
+    server.app = app
+    yield server
+    server.stop()

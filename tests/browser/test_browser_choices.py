@@ -7,30 +7,13 @@ import json
 import pytest
 
 from tests.browser.support import new_page
-from tests.browser.test_browser_pages import HostSite, LiveServer, ask_in_widget, ask_on_table, open_widget, sync_api
-from tests.fakes import FakeEmbedder
+from tests.browser.test_browser_pages import HostSite, ask_in_widget, ask_on_table, open_widget, sync_api
 
 pytestmark = pytest.mark.browser
 expect = sync_api.expect
 
 NAMED = "À Karuba, les pépites d'or rapportent combien à la fin ?"
 FOLLOW_UP = "et les cristaux ?"
-
-
-@pytest.fixture(scope="module")
-def logged_api(fake_index, tmp_path_factory):
-    from service.answer import AbstentionPolicy, Answerer
-    from service.api.app import create_app
-    from service.calibration import Calibration
-    from service.settings import Settings
-
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
-    url = f"sqlite:///{tmp_path_factory.mktemp('log') / 'rulesqa.db'}"
-    app = create_app(Settings(index_dir=fake_index, log_questions=True, database_url=url), answerer)
-    server = LiveServer(app).start()
-    server.app = app
-    yield server
-    server.stop()
 
 
 def chosen_in_log(server, ask_id: str) -> str | None:

@@ -4,28 +4,12 @@ the widget (keyboard only), then the report lists them. The API runs for real wi
 import pytest
 
 from tests.browser.support import new_page
-from tests.browser.test_browser_pages import (GOLD, OFF_TOPIC, HostSite, LiveServer, ask_in_widget, ask_on_table,
+from tests.browser.test_browser_pages import (GOLD, OFF_TOPIC, HostSite, ask_in_widget, ask_on_table,
                                               open_widget, sync_api)
 from tests.fakes import FakeEmbedder
 
 pytestmark = pytest.mark.browser
 expect = sync_api.expect
-
-
-@pytest.fixture(scope="module")
-def logged_api(fake_index, tmp_path_factory):
-    from service.answer import AbstentionPolicy, Answerer
-    from service.api.app import create_app
-    from service.calibration import Calibration
-    from service.settings import Settings
-
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
-    url = f"sqlite:///{tmp_path_factory.mktemp('log') / 'rulesqa.db'}"
-    app = create_app(Settings(index_dir=fake_index, log_questions=True, database_url=url), answerer)
-    server = LiveServer(app).start()
-    server.app = app
-    yield server
-    server.stop()
 
 
 def test_two_questions_and_a_thumbs_down_reach_the_report(browser, logged_api):
