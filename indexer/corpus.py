@@ -20,6 +20,8 @@ KNOWN_KEYS = ("id", "aliases", "year", "lexique", *TEXT_KEYS, *SOURCE_KEYS)
 HEADING = re.compile(r"^(#{1,3})\s+(\S.*)$")
 BULLET = re.compile(r"^- (?:\*\*(?P<title>[^*]+)\*\*\s+)?(?P<text>\S.*)$")
 QUESTION = re.compile(r"^Q:\s*(?P<question>\S.*)$")
+TABLE_ROW = re.compile(r"^\|.*\|$")
+TABLE_RULE = re.compile(r"^\|(:?-+:?\|)+$")
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,8 @@ class Line:
 class Block:
     """Lines between blank lines, under the nearest heading.
 
-    kind is "qa" (a question line and its answer), "bullets" (only bullet lines) or "text".
+    kind is "qa" (a question line and its answer), "bullets" (only bullet lines), "table" (a Markdown
+    table: each line is one row, its cells written out with their column's header) or "text".
     For "qa", title is the question; for bullets, each entry of items is (title or None, line).
     """
 
@@ -167,8 +170,40 @@ def _clean_line(path: Path, number: int, text: str) -> Line:
     return Line(number, clean, tuple(pages))
 
 
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip()[1:-1].split("|")]
+
+
+def row_text(header: list[str], cells: list[str]) -> str:
+    """A table row as one line that keeps every cell in order, each after its column's header:
+    "Continent : Europe ; Bonus : 5". An empty header gives the cell alone; an empty cell is left out."""
+    parts = [f"{head} : {cell}" if head else cell for head, cell in zip(header, cells) if cell]
+    return " ; ".join(parts)
+
+
+def _make_table(path: Path, section: str | None, raw: list[tuple[int, str]]) -> Block:
+    """`| header | … |`, `|---|…|`, then one row a line; a row's page reference may follow its last `|`."""
+    if len(raw) < 3 or not TABLE_RULE.match(raw[1][1].replace(" ", "")):
+        raise CorpusError(path, raw[0][0], "tableau illisible : une ligne d'en-tête, une ligne « |---|---| », "
+                                           "puis une ligne par rangée")
+    header = _cells(raw[0][1])
+    rows = []
+    for number, text in raw[2:]:
+        line = _clean_line(path, number, text)
+        if not TABLE_ROW.match(line.text):
+            raise CorpusError(path, number, "rangée de tableau illisible : elle commence et finit par « | »")
+        cells = _cells(line.text)
+        if len(cells) != len(header):
+            raise CorpusError(path, number, f"rangée de {len(cells)} cellules dans un tableau de {len(header)} "
+                                            "colonnes")
+        rows.append(Line(number, row_text(header, cells), line.pages))
+    return Block("table", section, tuple(rows))
+
+
 def _make_block(path: Path, section: str | None, raw: list[tuple[int, str]]) -> Block:
     number, first = raw[0]
+    if first.startswith("|"):
+        return _make_table(path, section, raw)
     question = QUESTION.match(first)
     if question:
         if len(raw) < 2:

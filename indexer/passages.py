@@ -52,6 +52,9 @@ def _units(block: Block):
     elif block.kind == "bullets":
         for title, line in block.items:
             yield title, _join(title, (line,)), (line,)
+    elif block.kind == "table":
+        for line in block.lines:  # one row, one passage
+            yield None, line.text, (line,)
     else:
         for unit in _paragraphs(block.lines):
             yield None, _join(None, unit), unit

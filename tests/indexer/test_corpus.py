@@ -169,3 +169,39 @@ def test_readme_is_not_a_game_and_empty_folder_is_an_error(tmp_path):
     write(tmp_path, "jeu.md", header())
     docs, items = load_passages(tmp_path)
     assert [d.game.id for d in docs] == ["jeu"] and len(items) == 1
+
+
+TABLE = """\
+---
+id: petit-jeu
+title: Petit Jeu
+---
+# Décompte
+
+| Figure | Condition | Points |
+|---|:---:|--:|
+| Brelan | trois dés identiques | 3 | (p. 7)
+| Suite |  | 5 | (p. 7-8)
+| Carré | quatre dés | 8 |
+"""
+
+
+def test_a_table_row_is_one_passage_with_every_cell_after_its_header(tmp_path):
+    passages = passages_of(read_game(write(tmp_path, "g.md", TABLE)))
+    assert [(p.section, p.text, p.pages) for p in passages] == [
+        ("Décompte", "Figure : Brelan ; Condition : trois dés identiques ; Points : 3", (7,)),
+        ("Décompte", "Figure : Suite ; Points : 5", (7, 8)),  # an empty cell is left out
+        ("Décompte", "Figure : Carré ; Condition : quatre dés ; Points : 8", ()),
+    ]
+
+
+@pytest.mark.parametrize("table,line,fragment", [
+    ("| A | B |\n| x | y |\n", 6, "tableau illisible"),  # no rule line under the header
+    ("| A | B |\n|---|---|\n| x | y | z |\n", 8, "3 cellules dans un tableau de 2"),
+    ("| A | B |\n|---|---|\n| x | y\n", 8, "rangée de tableau illisible"),
+])
+def test_a_malformed_table_is_a_file_line_error(tmp_path, table, line, fragment):
+    text = "---\nid: g\ntitle: G\n---\n\n" + table
+    with pytest.raises(CorpusError) as error:
+        read_game(write(tmp_path, "g.md", text))
+    assert f"g.md:{line}:" in str(error.value) and fragment in str(error.value)
