@@ -1,0 +1,197 @@
+"""The training corpus (training/): invented games, their questions and the checkers' verdicts.
+
+Layout, documented in training/README.md:
+  training/games.jsonl            one line a game: id, title, mechanics, writers, split
+  training/games/<id>.md          the rulebook, in the corpus format (corpus/README.md)
+  training/questions/<id>.jsonl   its questions, in the gold format (eval/README.md)
+  training/checks/<id>.jsonl      a third writer's verdict on each question's label
+
+`check(root)` validates all of it and returns what it found; `python -m eval.training_set [root]` prints
+it, one line a problem, and exits 1 when there is one.
+"""
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eval.gold import GoldQuestion, load_questions, normalize
+from indexer.corpus import GameDoc, read_corpus, read_game
+from indexer.errors import FileLineError
+from indexer.passages import Passage, passages_of
+
+ROOT = Path(__file__).resolve().parents[1] / "training"
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+SPLITS = ("train", "validation")
+MECHANICS = ("des", "stop-ou-encore", "draft", "pose-de-tuiles", "plis", "placement-d-ouvriers", "encheres",
+             "cooperatif", "bluff", "temps-reel", "ambiance", "mots", "routes", "majorites", "deck-building")
+VOICES = ("ado", "club", "parent", "non-natif", "veteran", "aine")
+VERDICTS = ("ok", "wrong_span", "not_answered", "answerable", "unclear")
+ENTRY_KEYS = ("id", "title", "mechanics", "author", "questions_by", "checked_by", "split")
+QUESTIONS_PER_PASSAGE = 3
+NOT_IN_RULES_PER_GAME = 5
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    title: str
+    mechanics: tuple[str, ...]
+    author: str
+    questions_by: str
+    checked_by: str
+    split: str
+
+
+@dataclass
+class TrainingGame:
+    entry: Entry
+    doc: GameDoc
+    passages: list[Passage]
+    questions: list[GoldQuestion] = field(default_factory=list)
+    verdicts: dict[str, str] = field(default_factory=dict)
+
+    def positives(self, question: GoldQuestion) -> list[Passage]:
+        """The passages whose text holds one of the question's gold spans."""
+        return [p for p in self.passages if question.is_relevant(p.game, p.text)]
+
+
+def read_entries(root: Path) -> list[Entry]:
+    entries = []
+    for path in [root / "games.jsonl"] if (root / "games.jsonl").exists() else sorted(root.glob("entries-*.jsonl")):
+        for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not raw.strip():
+                continue
+            data = json.loads(raw)
+            missing = [k for k in ENTRY_KEYS if k not in data]
+            if missing or set(data) - set(ENTRY_KEYS):
+                raise FileLineError(path, number, f"clés attendues : {', '.join(ENTRY_KEYS)}")
+            entries.append(Entry(**{**data, "mechanics": tuple(data["mechanics"])}))
+    return entries
+
+
+def load_game(root: Path, entry: Entry, with_questions: bool = True) -> TrainingGame:
+    doc = read_game(root / "games" / f"{entry.id}.md")
+    game = TrainingGame(entry, doc, passages_of(doc))
+    questions = root / "questions" / f"{entry.id}.jsonl"
+    if with_questions and questions.exists():
+        game.questions = load_questions(questions)
+    checks = root / "checks" / f"{entry.id}.jsonl"
+    if checks.exists():
+        for raw in checks.read_text(encoding="utf-8").splitlines():
+            if raw.strip():
+                verdict = json.loads(raw)
+                game.verdicts[verdict["id"]] = verdict["verdict"]
+    return game
+
+
+def load(root: Path = ROOT, split: str | None = None) -> list[TrainingGame]:
+    return [load_game(root, e) for e in read_entries(root) if split is None or e.split == split]
+
+
+def _names(doc: GameDoc) -> set[str]:
+    return {normalize(n).casefold() for n in (doc.game.id, doc.game.title, *doc.game.aliases)}
+
+
+def _entry_problems(entry: Entry, doc: GameDoc) -> list[str]:
+    problems = []
+    if doc.game.id != entry.id or doc.game.title != entry.title:
+        problems.append(f"games.jsonl dit {entry.id}/{entry.title}, le fichier {doc.game.id}/{doc.game.title}")
+    problems += [f"mécanique inconnue {m!r}" for m in entry.mechanics if m not in MECHANICS]
+    problems += [f"voix inconnue {v!r}" for v in (entry.author, entry.questions_by, entry.checked_by)
+                 if v not in VOICES]
+    if len({entry.author, entry.questions_by, entry.checked_by}) != 3:
+        problems.append("auteur, auteur des questions et vérificateur doivent être trois voix différentes")
+    if entry.split not in SPLITS:
+        problems.append(f"split inconnu {entry.split!r}")
+    return problems
+
+
+def _question_problems(game: TrainingGame) -> list[str]:
+    problems = []
+    covered: Counter[str] = Counter()
+    for q in game.questions:
+        if q.gold_game not in (None, game.entry.id) or (q.answerable and q.gold_game != game.entry.id):
+            problems.append(f"{q.id}: gold_game {q.gold_game!r} n'est pas {game.entry.id!r}")
+            continue
+        if not q.answerable:
+            continue
+        hits = game.positives(q)
+        if not hits:
+            problems.append(f"{q.id}: aucun passage ne contient {list(q.gold_spans)}")
+            continue
+        pages = {page for p in hits for page in p.pages}
+        if set(q.gold_pages) - pages:
+            problems.append(f"{q.id}: gold_pages {list(q.gold_pages)} hors des pages des passages {sorted(pages)}")
+        covered.update(p.id for p in hits)
+    thin = [p for p in game.passages if not p.is_card and covered[p.id] < QUESTIONS_PER_PASSAGE]
+    if game.questions and thin:
+        problems.append(f"{len(thin)} passage(s) avec moins de {QUESTIONS_PER_PASSAGE} questions, dont "
+                        f"ligne {thin[0].line} « {thin[0].text[:60]} »")
+    refused = sum(1 for q in game.questions if q.refusal == "not_in_rules")
+    if game.questions and refused < NOT_IN_RULES_PER_GAME:
+        problems.append(f"{refused} question(s) not_in_rules (au moins {NOT_IN_RULES_PER_GAME})")
+    return problems
+
+
+def check(root: Path = ROOT, corpus: Path = CORPUS) -> dict:
+    """Every problem of the training corpus, and its counts."""
+    problems: list[str] = []
+    served = {name for doc in read_corpus(corpus) for name in _names(doc)}
+    names: dict[str, str] = {}
+    ids: set[str] = set()
+    counts = Counter()
+    for entry in read_entries(root):
+        where = f"{entry.id}:"
+        try:
+            game = load_game(root, entry)
+        except (FileLineError, OSError, json.JSONDecodeError, KeyError) as exc:
+            problems.append(f"{where} {exc}")
+            continue
+        problems += [f"{where} {p}" for p in _entry_problems(entry, game.doc) + _question_problems(game)]
+        for name in _names(game.doc):
+            if name in served:
+                problems.append(f"{where} nom partagé avec corpus/ : {name!r}")
+            if names.setdefault(name, entry.id) != entry.id:
+                problems.append(f"{where} nom partagé avec {names[name]} : {name!r}")
+        for q in game.questions:
+            if q.id in ids:
+                problems.append(f"{where} id de question en double {q.id!r}")
+            ids.add(q.id)
+        counts["games"] += 1
+        counts[f"games_{entry.split}"] += 1
+        counts["passages"] += sum(1 for p in game.passages if not p.is_card)
+        counts["questions"] += len(game.questions)
+        counts["checked"] += len(game.verdicts)
+        counts["checked_ok"] += sum(1 for v in game.verdicts.values() if v == "ok")
+    return {"problems": problems, "counts": dict(counts)}
+
+
+def show_games(paths: list[str]) -> int:
+    """A rulebook file's passages, one line each (its pages, section, start of text), for its writer."""
+    for path in paths:
+        try:
+            passages = [p for p in passages_of(read_game(Path(path))) if not p.is_card]
+        except FileLineError as exc:
+            print(exc)
+            return 1
+        for p in passages:
+            print(f"{p.line:4d} p.{','.join(map(str, p.pages)) or '-':6} [{p.section}] {p.text[:90].replace(chr(10), " / ")}")
+        print(f"{path}: {len(passages)} passages, pages {sorted({n for p in passages for n in p.pages})}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "--games":
+        return show_games(argv[1:])
+    root = Path(argv[0]) if argv else ROOT
+    result = check(root)
+    for problem in result["problems"]:
+        print(problem)
+    print(json.dumps(result["counts"], ensure_ascii=False))
+    return 1 if result["problems"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
