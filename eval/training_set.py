@@ -177,7 +177,7 @@ def show_games(paths: list[str]) -> int:
             print(exc)
             return 1
         for p in passages:
-            print(f"{p.line:4d} p.{','.join(map(str, p.pages)) or '-':6} [{p.section}] {p.text[:90].replace(chr(10), " / ")}")
+            print(f"{p.line:4d} p.{','.join(map(str, p.pages)) or '-':6} [{p.section}] {p.text[:90].replace(chr(10), ' / ')}")
         print(f"{path}: {len(passages)} passages, pages {sorted({n for p in passages for n in p.pages})}")
     return 0
 
