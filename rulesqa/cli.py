@@ -339,6 +339,9 @@ def evaluate(
     compare_adapt: bool = typer.Option(
         False, "--compare-adapt",
         help="Comparer le modèle de base et le modèle adapté au corpus (deux index temporaires, test apparié)."),
+    outcomes: Optional[Path] = typer.Option(
+        None, "--outcomes", help="Écrire ici la réponse à chaque question (JSONL), pour comparer deux versions "
+        "(python -m eval.outcomes AVANT APRES)."),
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
 ):
@@ -384,6 +387,10 @@ def evaluate(
     result = run_eval(answerer, gold, modes=MODES if mode == "all" else (mode,), variants=extra)
     if leave_one_game_out:
         result["leave_one_game_out"] = run(lambda: _leave_one_game_out(conf, answerer, gold))
+    if outcomes is not None:
+        from eval.outcomes import write
+
+        typer.echo(f"réponses : {write(result['records'], outcomes)}", err=True)
     if report is not None:
         from eval.report import write_report
 
