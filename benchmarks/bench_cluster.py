@@ -83,7 +83,7 @@ def passage_texts(n: int, work: Path) -> list[str]:
 def bench_build(n: int, work: Path) -> list[tuple[str, str]]:
     from indexer.build import local_encoder
     from indexer.cluster import RayEncoder
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     e5 = load_settings(threads=2).embedder()
     texts = passage_texts(n, work)
@@ -156,7 +156,7 @@ def gold_bodies() -> list[dict]:
 
 def e5_index(work: Path) -> Path:
     from indexer.build import build_index
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     index = work / "e5-index"
     if not index.exists():
@@ -184,7 +184,7 @@ def uvicorn_server(index: Path) -> tuple[subprocess.Popen, str]:
 
 def bench_serve(work: Path, seconds: float, kill: bool) -> tuple[dict, list[tuple[str, str]]]:
     from service.cluster.deploy import Scaling, deploy, undeploy
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     index = e5_index(work)
     bodies = gold_bodies()
@@ -270,9 +270,9 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
     import random
 
     from indexer import store
-    from indexer.shards import build_shards, read_shelf
+    from indexer.shelf import build_shards, read_shelf
     from service.cluster.deploy import deploy, undeploy
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     rows = [("load average at the start", load())]
     corpus, index = work / "corpus", work / "index4"

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from eval.gold import load_questions  # noqa: E402
 from indexer.e5 import ensure_model  # noqa: E402
 from indexer.passages import load_passages  # noqa: E402
-from service.settings import load_settings  # noqa: E402
+from service.runtime.settings import load_settings  # noqa: E402
 
 N_QUERIES, N_PASSAGES, WORDS = 60, 500, 80
 

@@ -18,7 +18,7 @@ from tests import pdf_fixtures
 
 def written(md: Path) -> list[tuple[str, tuple[int, ...]]]:
     """The imported lines in file order: (text without heading marks, list dash and page marker, pages)."""
-    from indexer.pages import extract_pages
+    from indexer.page_refs import extract_pages
 
     out = []
     body = md.read_text("utf-8").split("---", 2)[2]

@@ -244,7 +244,7 @@ def _words_in(index: tuple[str, list[int]], sub: str) -> int | None:
 
 
 def imported_lines(md: Path) -> list[tuple[str, list[int]]]:
-    from indexer.pages import extract_pages
+    from indexer.page_refs import extract_pages
 
     out = []
     for line in md.read_text("utf-8").split("---", 2)[2].splitlines():

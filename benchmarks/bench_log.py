@@ -105,7 +105,7 @@ def load(base: str, bodies: list[dict], clients: int, seconds: float, at=None) -
 
 
 def rows(url: str) -> int:
-    from service.log.store import Store
+    from service.questions_log.store import Store
 
     store = Store(url).open()
     try:
@@ -130,12 +130,12 @@ def overhead(off: Server, on: Server, bodies: list[dict], rounds: int) -> dict:
 
 
 def request_path_cost(tmp: Path, n: int = 20000) -> list[float]:
-    """Microseconds the answer spends in logging: service.log.recorder.record (id, record, queue put),
+    """Microseconds the answer spends in logging: service.questions_log.recorder.record (id, record, queue put),
     with the real writer thread writing the rows to SQLite meanwhile."""
-    from service.log.recorder import record
-    from service.log.store import Store
-    from service.log.writer import LogWriter
-    from service.results import Answer, CitedPassage, GameRef, Quote
+    from service.questions_log.recorder import record
+    from service.questions_log.store import Store
+    from service.questions_log.writer import LogWriter
+    from service.engine.answer import Answer, CitedPassage, GameRef, Quote
 
     passage = CitedPassage("karuba-1", "karuba", "Fin", [6], "texte", 0.9, "Karuba, livret p. 6", "p. 6")
     answer = Answer("Combien ?", GameRef("karuba", "Karuba"), False, True,

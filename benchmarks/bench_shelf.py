@@ -72,16 +72,16 @@ def memory_status(pid: int) -> dict[str, float]:
 
 
 def serve(index: Path, port: int, e5_questions: bool = False) -> None:
-    """The service as `rulesqa serve` starts it (index read while the model loads, service/startup.py),
+    """The service as `rulesqa serve` starts it (index read while the model loads, service/runtime/startup.py),
     except that questions are encoded by the hashing embedder the index was built with: e5 is loaded and
     kept (its time and memory count), not used. With `e5_questions` (an index built under e5's name), e5
     encodes the questions, as in a real server."""
     import uvicorn
 
-    from service.answer import Answerer
-    from service.api.app import create_app
-    from service.settings import Settings, load_settings
-    from service.startup import load_index_and_model
+    from service.engine.answerer import Answerer
+    from service.web.app import create_app
+    from service.runtime.settings import Settings, load_settings
+    from service.runtime.startup import load_index_and_model
 
     loaded = []
 
@@ -171,7 +171,7 @@ def routing_unnamed(client: httpx.Client, index: Path, n: int) -> dict[str, floa
 def search_costs(index: Path, n: int, embedder=None) -> dict[str, float]:
     """p50 of score + rank within a question's game and across the shelf, questions encoded beforehand by
     `embedder` (the index's; the hashing one by default)."""
-    from service.retrieval import Retriever
+    from service.engine.retrieval.single import Retriever
 
     embedder = embedder or HashingEmbedder()
     retriever = Retriever.load(index, embedder)
@@ -192,7 +192,7 @@ def search_costs(index: Path, n: int, embedder=None) -> dict[str, float]:
 
 
 def incremental_add(url: str, index: Path, corpus: Path, work: Path) -> dict[str, object]:
-    from indexer.update import update_game
+    from indexer.update_game import update_game
 
     extra = work / "extra"
     new = generate(1, extra, seed=99, min_passages=200, max_passages=200)[0]
@@ -235,7 +235,7 @@ def incremental_add(url: str, index: Path, corpus: Path, work: Path) -> dict[str
 def e5_load_seconds() -> float | None:
     """Loading the real e5 model (ONNX) and encoding one question, in its own process: what a real start
     adds to the index load measured with hashing vectors. None when the model folder is not built."""
-    code = ("import time; t = time.perf_counter(); from service.settings import load_settings; "
+    code = ("import time; t = time.perf_counter(); from service.runtime.settings import load_settings; "
             "e = load_settings().embedder(); e.encode_queries(['une question']); print(time.perf_counter() - t)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"})
@@ -250,7 +250,7 @@ def vectors_worker(n: int, work: Path) -> None:
     import faiss
 
     from indexer.build import dense_index
-    from service.retrieval import CANDIDATES, NPROBE, SHELF_SEARCH_GAMES
+    from service.engine.retrieval.single import CANDIDATES, NPROBE, SHELF_SEARCH_GAMES
 
     dim, per_game = 384, 200
     path = work / "vectors.npy"
@@ -321,7 +321,7 @@ def whole_server(n: int, work: Path, questions: int) -> dict[str, object]:
     from indexer import store
     from indexer.build import build_index
     from indexer.errors import IndexMismatchError
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     corpus, index = work / "corpus", work / "index"
     out: dict[str, object] = {}

@@ -4,7 +4,7 @@ docs/EVAL.md)."""
 
 from __future__ import annotations
 
-from service.answer import Answerer
+from service.engine.answerer import Answerer
 
 # label -> (what is turned off, how)
 FEATURES = {

@@ -1,6 +1,6 @@
 """Does adapting e5 to the corpus earn its place? The base model and the model adapted to the corpus each
 index the corpus in a temporary folder and answer the same gold questions with their own calibration
-(service/calibration.json, per model family); a paired test on the answerable questions (ranx.compare,
+(service/engine/data/calibration.json, per model family); a paired test on the answerable questions (ranx.compare,
 the `fisher` randomisation test the eval report uses, eval/run.py) says whether the difference is more
 than noise. `rulesqa eval --compare-adapt` runs it.
 
@@ -28,9 +28,9 @@ def compare_adaptation(corpus_dir: Path, base_dir: Path, questions: list[GoldQue
                        threads: int, progress: bool = False) -> dict:
     """Index `corpus_dir` with the base and the adapted model under `workdir`, ask `questions` in MODES,
     and test the difference: metrics per system and mode, the paired tests, and the decision."""
-    from indexer.adaptation import corpus_embedder
+    from indexer.model_for_index import corpus_embedder
     from indexer.build import build_index
-    from service.answer import Answerer
+    from service.engine.answerer import Answerer
 
     records: dict[str, dict[str, list[dict]]] = {}
     models = {}

@@ -20,11 +20,11 @@ from eval import metrics as m
 from eval.gold import GoldQuestion
 from eval.run import ask_all
 from indexer.build import build_index
-from indexer.e5.adapt import MIN_PAIRS, adapt_model, load_folder_embedder, training_pairs
+from indexer.e5.finetune import MIN_PAIRS, adapt_model, load_folder_embedder, training_pairs
 from indexer.passages import load_passages
 
 if TYPE_CHECKING:
-    from service.retrieval import FusionConfig
+    from service.engine.retrieval.single import FusionConfig
 
 METRICS = ("hit@1", "mrr@10")
 MODE = "hybrid"
@@ -32,8 +32,8 @@ K = 10
 
 
 def _answerer(index: Path, embedder, fusion: FusionConfig):
-    from service.answer import Answerer
-    from service.calibration import AbstentionPolicy, Calibration
+    from service.engine.answerer import Answerer
+    from service.engine.calibration import AbstentionPolicy, Calibration
 
     # A permissive policy: nothing is refused while ranking is measured (found does not enter hit or MRR).
     return Answerer.load(index, embedder, Calibration(fusion=fusion, abstention=AbstentionPolicy()))

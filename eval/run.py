@@ -1,6 +1,6 @@
 """Run the gold set through an answerer in each retrieval mode and score it.
 
-The answerer is anything with `ask(question, game=None, k=5, mode="hybrid") -> service.results.Answer`;
+The answerer is anything with `ask(question, game=None, k=5, mode="hybrid") -> service.engine.answer.Answer`;
 tests pass a small fake, the CLI passes the real one.
 """
 
@@ -10,9 +10,9 @@ import warnings
 from collections.abc import Iterable, Sequence
 
 from eval import metrics as m
-from service.limits import MODES
+from service.engine.limits import MODES
 from eval.gold import GoldQuestion
-from service.results import Answer
+from service.engine.answer import Answer
 
 # Paired tests run on these per-question scores; names are ours, values ranx's.
 SIGNIFICANCE_METRICS = {"mrr@10": "mrr@10", "hit@1": "hit_rate@1"}
@@ -74,7 +74,7 @@ def _answer_set_relevance(question: GoldQuestion, result: Answer) -> list[bool] 
 def ask_all(answerer, questions: Sequence[GoldQuestion], mode: str, k: int) -> list[dict]:
     """Each question asked once; a follow-up (`previous`) is asked as the client would, with the previous
     turn: that question and the game its answer was about."""
-    from service.follow_up import Turn
+    from service.engine.routing.follow_up import Turn
 
     records, turns = [], {}
     for q in questions:

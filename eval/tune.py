@@ -13,13 +13,13 @@ from eval import metrics as m
 from eval.gold import GoldQuestion
 from eval.run import make_record
 from indexer.errors import EvalError
-from service.answer import Answerer, Query, Scored
-from service.calibration import FEATURES, AbstentionPolicy, Calibration
-from service.answer_set import SCORES, AnswerSetPolicy, conformal_gap
-from service.choices import ConfidencePolicy
-from service.mistakes import WarningPolicy
-from service.refusal import RefusalPolicy
-from service.retrieval import FusionConfig
+from service.engine.answerer import Answerer, Query, Scored
+from service.engine.calibration import FEATURES, AbstentionPolicy, Calibration
+from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
+from service.engine.compose.choices import ConfidencePolicy
+from service.engine.compose.mistakes import WarningPolicy
+from service.engine.decide.refusal import RefusalPolicy
+from service.engine.retrieval.single import FusionConfig
 
 DENSE_WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))
 RRF_KS = (5, 10, 20, 40, 60)

@@ -32,7 +32,7 @@ def fold(text: str) -> str:
 
 def folded_words(tokens: Iterable[str]) -> frozenset[str]:
     """The folded words of whitespace-separated tokens ("Arrêt," -> "arret"): a corpus's vocabulary as a
-    player types it, which tells a name the corpus does not know from one of its words (service/refusal.py).
+    player types it, which tells a name the corpus does not know from one of its words (service/engine/decide/refusal.py).
     Folding is per character, so folding each distinct token gives the words of the whole text."""
     return frozenset(w for token in set(tokens) for w in TOKEN.findall(fold(token)))
 

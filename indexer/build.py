@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # Up to this many passages the dense index is exact (IndexFlatIP; the service multiplies the vectors
 # itself). Above, an inverted file over 8-bit scalar-quantised vectors (IVF-SQ8): a quarter of the memory
 # of float32, trained and filled in seconds where HNSW took minutes on a shelf, so that updating one game
-# stays cheap; a question with a game never uses it (it scores the game's own rows, service/retrieval.py).
+# stays cheap; a question with a game never uses it (it scores the game's own rows, service/engine/retrieval/single.py).
 EXACT_SEARCH_MAX = 100_000
 IVF_TRAIN_PER_LIST = 40  # k-means sample: this many vectors per inverted list
 IVF_NITER = 10
@@ -186,7 +186,7 @@ def _build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool,
 @dataclass
 class PreparedIndex:
     """Everything an index folder holds, computed but not yet written (store.save writes it; a sharded
-    build, indexer/shards.py, splits it first)."""
+    build, indexer/shelf.py, splits it first)."""
 
     data: store.IndexData
     encoded: int

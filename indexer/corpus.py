@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import CorpusError
-from indexer.pages import PageRefError, extract_pages
+from indexer.page_refs import PageRefError, extract_pages
 
 GAME_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 TEXT_KEYS = ("title", "author", "publisher", "players", "duration", "age", "expansions", "rules", "updated")

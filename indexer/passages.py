@@ -4,7 +4,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer import card
+from indexer import game_card as card
 from indexer.corpus import Block, GameDoc, Line, read_corpus
 
 RULE = "rule"
@@ -19,7 +19,7 @@ class Passage:
     pages: tuple[int, ...]
     text: str
     line: int
-    kind: str = RULE  # "rule": rulebook text; "card": the game card made from the header (indexer/card.py)
+    kind: str = RULE  # "rule": rulebook text; "card": the game card made from the header (indexer/game_card.py)
 
     @property
     def is_card(self) -> bool:

@@ -374,7 +374,7 @@ def load(folder: Path) -> IndexData:
         words = frozenset((folder / "words.txt").read_text("utf-8").split("\n")) - {""}
         games = [game_from_dict(g) for g in json.loads((folder / "games.json").read_text("utf-8"))]
         vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
-        if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/retrieval.py)
+        if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/engine/retrieval/single.py)
             vectors = np.asarray(vectors, dtype=np.float32)
         mean = np.load(folder / "centroid.npy", allow_pickle=False)
         dense = faiss.read_index(str(folder / "dense.faiss"))

@@ -10,7 +10,7 @@ import typer
 
 from indexer.errors import RulesqaError, UnknownGameError
 from rulesqa.render import render_answer, render_metrics
-from service.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MIN_K, MODES
+from service.engine.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MIN_K, MODES
 
 app = typer.Typer(
     help="rulesqa : réponses aux questions de règles de jeux de société, avec les pages du livret.",
@@ -39,7 +39,7 @@ def run(action):
 
 def settings(**overrides):
     """The one Settings object (environment + this command's options); a bad value exits 2."""
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     return run(lambda: load_settings(**overrides))
 
@@ -122,14 +122,14 @@ def index(
         fail("--game et --remove modifient un index unique : reconstruisez l'index partagé avec --shards")
     encoder = _cluster_encoder(conf)
     if game or remove:
-        from rulesqa.update import update_one
+        from rulesqa.one_game import update_one
 
         return update_one(conf, game, remove, run, fail, encoder)
     with index_locked(conf.index_dir):  # the model and the index it goes into, as one build
         embedder = run(lambda: conf.corpus_embedder(progress=not quiet))
         encode = encoder(embedder) if encoder else None
         if shards:
-            from indexer.shards import build_shards
+            from indexer.shelf import build_shards
 
             result = run(lambda: build_shards(conf.corpus_dir, conf.index_dir, embedder, shards, not quiet, encode))
         else:
@@ -164,7 +164,7 @@ def ask(
     no_log: bool = typer.Option(False, "--no-log", help="Ne pas enregistrer la question dans le journal."),
 ):
     """Poser une question de règles."""
-    from service.answer import Answerer, validate
+    from service.engine.answerer import Answerer, validate
 
     query = run(lambda: validate(question, game, k, mode))  # before loading anything heavy
     conf = settings(index_dir=index_dir, model=model, log_questions=False if no_log else None)
@@ -183,7 +183,7 @@ def _answer_logged(conf, answerer, query):
     import logging
     import time
 
-    from service.log.recorder import open_writer, record
+    from service.questions_log.recorder import open_writer, record
 
     started = time.perf_counter()
     answer = run(lambda: answerer.answer(query))
@@ -218,8 +218,8 @@ def report(
     model: Optional[str] = ModelOpt,
 ):
     """Ce que les règles ne disent pas : questions refusées (regroupées), réponses jugées inutiles, taux par jeu."""
-    from service.log.report import build_report, candidates as gold_candidates, render_report, write_candidates
-    from service.log.store import Store
+    from service.questions_log.report import build_report, candidates as gold_candidates, render_report, write_candidates
+    from service.questions_log.store import Store
 
     conf = settings(index_dir=index_dir, model=model)
     if candidates is not None:
@@ -309,11 +309,11 @@ def serve(
         fail("--shards sert un index partagé sur une grappe : avec --ray ADRESSE")
     import uvicorn
 
-    from service.api.app import create_app
-    from service.startup import open_answerer
+    from service.web.app import create_app
+    from service.runtime.startup import open_answerer
 
     # Loaded before the server starts, so that an impossible start is one clear line and exit code 2. A missing
-    # index is built first by a child process; a stale one answers while a child rebuilds it (service/startup.py).
+    # index is built first by a child process; a stale one answers while a child rebuilds it (service/runtime/startup.py).
     opened = run(lambda: open_answerer(conf))
     typer.echo(f"rulesqa : http://{host}:{port}/ (API : /docs)", err=True)
     uvicorn.run(create_app(conf, opened.answerer, stale=opened.stale), host=host, port=port, access_log=False,
@@ -361,7 +361,7 @@ def evaluate(
         from eval.tune import check_dev_only
 
         run(lambda: check_dev_only(gold))  # before loading anything heavy
-    from service.answer import Answerer
+    from service.engine.answerer import Answerer
 
     if leave_one_game_out and (calibrate or model):
         fail("--leave-one-game-out mesure l'adaptation d'e5 : sans --calibrate ni --model")
@@ -444,7 +444,7 @@ def _compare_adapt(conf, gold, as_json: bool) -> None:
 
 def _calibrate(answerer, embedder, gold) -> None:
     from eval.tune import calibrate as tune
-    from service import calibration
+    from service.engine import calibration
 
     from eval.tune import adoption
 
@@ -481,7 +481,7 @@ def import_rulebook(
 ):
     """Importer un livret PDF : écrit DOSSIER/ID.md (pages imprimées citées) et copie le PDF à côté."""
     from indexer.pdf import import_pdf
-    from service.lexicon import lexicon_groups
+    from service.engine.routing.players_words import lexicon_groups
 
     conf = settings(corpus_dir=corpus, import_max_pages=max_pages)
     result = run(lambda: import_pdf(pdf, conf.corpus_dir, game, title, alias, ocr=ocr, force=force,

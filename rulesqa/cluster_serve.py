@@ -27,7 +27,7 @@ def scaling(replicas: int, autoscale: str | None, target_ongoing: float, fail):
 def serve_on_ray(conf, host: str, port: int, replicas: int, autoscale: str | None, target_ongoing: float,
                  shards: int | None, shard_replicas: int, proxy: str, run, fail) -> None:
     from indexer.cluster import connect
-    from indexer.shards import is_sharded, read_shelf
+    from indexer.shelf import is_sharded, read_shelf
 
     if proxy not in PROXIES:
         fail(f"--proxy : head ou every-node (reçu : {proxy!r})")
@@ -39,7 +39,7 @@ def serve_on_ray(conf, host: str, port: int, replicas: int, autoscale: str | Non
     elif shards is not None:
         fail(f"{conf.index_dir} n'est pas un index partagé : construisez-le avec « rulesqa index --shards {shards} »")
     elif conf.build_index_if_missing:
-        from service.startup import load_answerer
+        from service.runtime.startup import load_answerer
 
         run(lambda: load_answerer(conf))  # builds or refreshes the index here, once, as `rulesqa serve` does
     run(lambda: connect(conf.ray_address))

@@ -34,9 +34,9 @@ def pause_at(point: str) -> None:
 
 
 def install_fakes() -> None:
-    import indexer.adaptation as adaptation
+    import indexer.model_for_index as adaptation
     import indexer.atomic as atomic
-    import indexer.e5.adapt as adapt
+    import indexer.e5.finetune as adapt
     import indexer.e5.folder as folder
     import indexer.store as store
 

@@ -37,7 +37,7 @@ def fake_index(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def settings():
     """The settings a user gets from the environment (model folder location, threads)."""
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     return load_settings()
 
@@ -67,7 +67,7 @@ def real_embedder(settings, e5_model_dir):
 def adapted_embedder(settings, e5_model_dir):
     """e5-small adapted to the corpus, as `rulesqa index --adapt` makes it: trained once into the configured
     models folder (a later session reuses it while the corpus is unchanged and an index links it)."""
-    from indexer.adaptation import corpus_embedder
+    from indexer.model_for_index import corpus_embedder
 
     return corpus_embedder(CORPUS, settings.model_dir, threads=settings.threads, adapt=True)
 

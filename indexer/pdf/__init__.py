@@ -37,7 +37,7 @@ REOPEN_EVERY = 50  # pages read with one pdfium document before it is reopened (
 def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: list[str] = (),
                ocr: bool = False, force: bool = False, max_pages: int = MAX_PAGES,
                lexicon_groups: list[list[str]] = ()) -> ImportResult:
-    """`lexicon_groups`: the generic players' lexicon (service/data/lexicon.json), from which the `lexique:`
+    """`lexicon_groups`: the generic players' lexicon (service/engine/data/lexicon.json), from which the `lexique:`
     proposal for the rulebook's components is drawn."""
     from indexer.corpus import read_game
     from indexer.pdf.layout import finish, open_pdf, page_labels, read_page

@@ -1,4 +1,4 @@
-"""What an imported rulebook says of its box, for the game card (indexer/card.py) and the lexique:
+"""What an imported rulebook says of its box, for the game card (indexer/game_card.py) and the lexique:
 
 - `card_fields`: players, duration, age, author and year as a cover or box page prints them ("2 à 4
   joueurs", "Dès 8 ans", "30 min", "Un jeu de Rüdiger Dorn", "© 2015"), read on the pages without a printed

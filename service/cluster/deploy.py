@@ -66,7 +66,7 @@ class _ReplicaHeader:
 
 
 class RayShard:
-    """A shard reached through its Serve handle (service/shards.py's client interface)."""
+    """A shard reached through its Serve handle (service/engine/retrieval/sharded.py's client interface)."""
 
     def __init__(self, handle):
         self.handle = handle
@@ -86,14 +86,14 @@ def _serves(answerer) -> dict:
 class Shard:
     def __init__(self, name: str, folder: str, index: int):
         sys.modules.setdefault("numba", None)  # as `rulesqa serve`: bm25s's numpy scoring, no LLVM
-        from service.shards import ShardSearch
+        from service.engine.retrieval.sharded import ShardSearch
 
         self.folder, self.index = Path(folder), index
         self.search = ShardSearch(self.folder, index)
         self.listener = Listener(name, _replica_id(), "shard", {"corpus_hash": self.search.version}, self._reload)
 
     def _reload(self) -> dict:
-        from service.shards import ShardSearch
+        from service.engine.retrieval.sharded import ShardSearch
 
         self.search = ShardSearch(self.folder, self.index)
         return {"corpus_hash": self.search.version, "shard": self.index}
@@ -134,7 +134,7 @@ class Shard:
 class Front:
     def __init__(self, name: str, settings, shards: list | None = None, make_embedder=None):
         sys.modules.setdefault("numba", None)
-        from service.api.app import create_app
+        from service.web.app import create_app
 
         settings = replace_settings(settings)
         self.settings, self.shards, self.make_embedder = settings, [RayShard(h) for h in shards or []], make_embedder
@@ -156,20 +156,20 @@ class Front:
         """The answerer over the index folder as it is now (`current`: the one answering, whose
         embedder and calibration are kept)."""
         if not self.shards:
-            from service.startup import load_answerer
+            from service.runtime.startup import load_answerer
 
             embedder = self.make_embedder() if self.make_embedder else None
             return load_answerer(self.settings, embedder)
-        from service.answer import Answerer
-        from service.calibration import load as load_calibration
-        from service.shards import ShardedRetriever
+        from service.engine.answerer import Answerer
+        from service.engine.calibration import load as load_calibration
+        from service.engine.retrieval.sharded import ShardedRetriever
 
         if current is not None:
             embedder = current.retriever.embedder
         elif self.make_embedder is not None:
             embedder = self.make_embedder()
         else:  # the model the shards were built with (the first shard's manifest names it)
-            from indexer.shards import read_shelf
+            from indexer.shelf import read_shelf
 
             first = Path(self.settings.index_dir) / read_shelf(self.settings.index_dir).shards[0].folder
             embedder = self.settings.model_copy(update={"index_dir": first}).index_embedder()
@@ -178,7 +178,7 @@ class Front:
         return Answerer(retriever, calibration, self.settings.cache_dir)
 
     def _reload_here(self) -> dict:
-        from service.api.reload import load_new_version
+        from service.web.reload import load_new_version
 
         return load_new_version(self.fastapi)
 
@@ -212,8 +212,8 @@ def replace_settings(settings):
 
 def application(name: str, settings, scaling: Scaling = Scaling(), shard_replicas: int = 1, make_embedder=None):
     """The Serve application: Front replicas, and one Shard group per shard when the index folder is a
-    sharded one (indexer/shards.py)."""
-    from indexer.shards import is_sharded, read_shelf
+    sharded one (indexer/shelf.py)."""
+    from indexer.shelf import is_sharded, read_shelf
 
     shards = None
     if is_sharded(settings.index_dir):

@@ -36,10 +36,10 @@ def desktop_page(browser):
 @pytest.fixture(scope="module")
 def logged_api(fake_index, tmp_path_factory):
     """The API on the real corpus (fake embedder) with the questions log on, in a SQLite file."""
-    from service.answer import AbstentionPolicy, Answerer
-    from service.api.app import create_app
-    from service.calibration import Calibration
-    from service.settings import Settings
+    from service.engine.answerer import AbstentionPolicy, Answerer
+    from service.web.app import create_app
+    from service.engine.calibration import Calibration
+    from service.runtime.settings import Settings
     from tests.browser.test_browser_pages import LiveServer
     from tests.fakes import FakeEmbedder
 

@@ -13,7 +13,7 @@ expect = sync_api.expect
 
 
 def test_two_questions_and_a_thumbs_down_reach_the_report(browser, logged_api):
-    from service.log.report import build_report
+    from service.questions_log.report import build_report
 
     page = new_page(browser)
     page.goto(logged_api.url + "/")

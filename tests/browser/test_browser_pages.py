@@ -109,10 +109,10 @@ class LiveServer:
 
 
 def _api_server(index_dir: Path) -> LiveServer:
-    from service.answer import AbstentionPolicy, Answerer
-    from service.calibration import Calibration
-    from service.api.app import create_app
-    from service.settings import Settings
+    from service.engine.answerer import AbstentionPolicy, Answerer
+    from service.engine.calibration import Calibration
+    from service.web.app import create_app
+    from service.runtime.settings import Settings
 
     answerer = Answerer.load(index_dir, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     return LiveServer(create_app(Settings(index_dir=index_dir, cors_origins=["*"]), answerer)).start()

@@ -25,10 +25,10 @@ ZORGLUB = "Quand la partie s'arrête-t-elle ? Combien de cartes de la même coul
 def pdf_api(tmp_path_factory):
     from indexer.build import build_index
     from indexer.pdf import import_pdf
-    from service.answer import AbstentionPolicy, Answerer
-    from service.api.app import create_app
-    from service.calibration import Calibration
-    from service.settings import Settings
+    from service.engine.answerer import AbstentionPolicy, Answerer
+    from service.web.app import create_app
+    from service.engine.calibration import Calibration
+    from service.runtime.settings import Settings
 
     root = tmp_path_factory.mktemp("pdf-api")
     corpus = root / "corpus"

@@ -27,8 +27,8 @@ def without_ask_id(body: dict) -> str:
 
 def local_answers(settings, bodies: list[dict]) -> list[str]:
     """The answers of `rulesqa serve` (load_answerer + create_app) over the same folder, in process."""
-    from service.api.app import create_app
-    from service.startup import load_answerer
+    from service.web.app import create_app
+    from service.runtime.startup import load_answerer
 
     with TestClient(create_app(settings, load_answerer(settings))) as client:
         return [without_ask_id(client.post("/api/ask", json=b).json()) for b in bodies]
@@ -36,7 +36,7 @@ def local_answers(settings, bodies: list[dict]) -> list[str]:
 
 def ask_all(url: str, bodies: list[dict], threads: int = 1) -> tuple[list[str], set[str]]:
     """Every body asked over HTTP; the answers in order, and the replicas that answered. One at a time by
-    default: concurrent questions share an inference (service/batching.py), and a batch's padding moves
+    default: concurrent questions share an inference (service/runtime/batching.py), and a batch's padding moves
     the last bits of a vector, on one machine as on many, so only lone questions compare byte for byte."""
     from concurrent.futures import ThreadPoolExecutor
 

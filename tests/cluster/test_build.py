@@ -10,7 +10,7 @@ import pytest
 
 from indexer import store
 from indexer.build import build_index
-from indexer.update import update_game
+from indexer.update_game import update_game
 from tests.fakes import CORPUS, REPO, FakeEmbedder
 
 

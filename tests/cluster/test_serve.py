@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from indexer.update import update_game
+from indexer.update_game import update_game
 from tests.cluster.support import TOKEN, ask_all, gold_bodies, local_answers
 
 pytestmark = pytest.mark.model
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.model
 @pytest.fixture(scope="module")
 def served(ray_cluster, real_index, real_embedder, pg_cluster, free_port, tmp_path_factory):
     from service.cluster.deploy import Scaling, deploy, undeploy
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     index = tmp_path_factory.mktemp("served") / "index"
     shutil.copytree(real_index, index)
@@ -41,7 +41,7 @@ def test_two_replicas_answer_the_gold_questions_as_rulesqa_serve(served):
 def test_table_page_and_widget_are_the_apps(served):
     from fastapi.testclient import TestClient
 
-    from service.api.app import create_app
+    from service.web.app import create_app
 
     deployed, settings, _, _ = served
     local = TestClient(create_app(settings, answerer=object()))
@@ -52,7 +52,7 @@ def test_table_page_and_widget_are_the_apps(served):
 
 
 def test_questions_log_goes_to_the_shared_postgresql(served):
-    from service.log.store import Store
+    from service.questions_log.store import Store
 
     deployed, settings, _, _ = served
     store = Store(settings.database_url).open()

@@ -7,7 +7,7 @@ import shutil
 import httpx
 import pytest
 
-from indexer.shards import build_shards, read_shelf
+from indexer.shelf import build_shards, read_shelf
 from tests.cluster.support import TOKEN, ask_all, gold_bodies, local_answers
 from tests.fakes import CORPUS
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.model
 @pytest.fixture(scope="module")
 def sharded(ray_cluster, real_index, real_embedder, free_port, tmp_path_factory):
     from service.cluster.deploy import deploy, undeploy
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     root = tmp_path_factory.mktemp("sharded")
     build_shards(CORPUS, root / "index", real_embedder, 2, progress=False)
@@ -29,7 +29,7 @@ def sharded(ray_cluster, real_index, real_embedder, free_port, tmp_path_factory)
 
 
 def test_sharded_answers_equal_the_single_node_service(sharded, real_index):
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     deployed, index = sharded
     assert all(len(s.games) == 2 for s in read_shelf(index).shards)

@@ -6,7 +6,7 @@ model swapped for tests/fakes.py's, so a contract test gets a real server in a s
 
 import sys
 
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.fakes import FakeEmbedder
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from tests.service.api.test_openapi import client  # noqa: F401  (the API on the fake index, by TestClient)
+from tests.service.web.test_openapi import client  # noqa: F401  (the API on the fake index, by TestClient)
 
 GOLD = "Les pépites d'or rapportent combien à la fin ?"
 

@@ -8,7 +8,7 @@ import pytest
 
 from eval.gold import load_questions
 from eval.run import run_eval
-from service.answer import Answerer
+from service.engine.answerer import Answerer
 
 pytestmark = pytest.mark.model
 

@@ -12,7 +12,7 @@ import eval.logo as logo
 from eval.gold import GoldQuestion
 from eval.logo import format_table, leave_one_game_out
 from indexer import store
-from service.retrieval import FusionConfig
+from service.engine.retrieval.single import FusionConfig
 from tests.fakes import CORPUS, FakeEmbedder
 
 QUESTIONS = [
@@ -98,7 +98,7 @@ def test_the_same_model_everywhere_gives_the_same_figures(tmp_path, fakes, monke
 
 def test_a_game_whose_removal_leaves_too_few_pairs_is_not_adapted(tmp_path, fakes, monkeypatch):
     adapted, _ = fakes
-    from indexer.e5.adapt import training_pairs
+    from indexer.e5.finetune import training_pairs
     from indexer.passages import load_passages
 
     docs, passages = load_passages(CORPUS)

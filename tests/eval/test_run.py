@@ -8,7 +8,7 @@ import eval.run as run_mod
 from eval.gold import GoldQuestion
 from eval.report import HIT_PLOT, LATENCY_PLOT, write_report
 from eval.run import run_eval
-from service.results import Answer, CitedPassage, GameRef, Quote, Refusal
+from service.engine.answer import Answer, CitedPassage, GameRef, Quote, Refusal
 
 PEPITE = {"id": "karuba-a", "game": "karuba", "section": "Comment on gagne", "pages": [6],
           "text": "Aux points\nAdditionne tes trésors de temple, 2 points par pépite d'or et 1 par cristal."}

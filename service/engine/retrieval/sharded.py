@@ -1,0 +1,409 @@
+"""Answering from a shelf in shards (indexer/shelf.py): the same answers as from the single index.
+
+`ShardSearch` holds one shard folder and answers for its games: the candidates of one game (a question
+with a game, or the game retrieval routed to), or its best rows for a question naming no game.
+`ShardedRetriever` stands where a `Retriever` stands for the `Answerer`, which is unchanged: it encodes
+the question once, asks the game's shard only, or every shard at once and merges their best rows (by
+score, ties by the single index's row), then fuses the candidates itself, from their stored float16
+vectors, exactly as `Retriever.rank` does. The shards' BM25 statistics are the shelf's, so the scores
+are the single index's; what the service reads besides them (words, centroid, games, the common-mistake
+passages) is the catalogue's. A shard is reached through a client: in process (`LocalShard`), or a
+Ray Serve handle (service/cluster/).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from indexer import store
+from indexer.analysis import analyze
+from indexer.errors import IndexMismatchError, QuestionError, UnknownGameError
+from indexer.passages import Passage
+from indexer.shelf import Shelf, read_shelf
+from service.engine.retrieval.fusion import MODES, fuse
+from service.engine.compose.mistakes import is_mistakes_section
+from service.engine.retrieval.single import CANDIDATES, GAME_WORDS_KEPT, SHELF_SEARCH_GAMES, FusionConfig, Hit, Retriever, Scores, _top
+
+# How deep each shard's dense ranking goes for a question naming no game: the routing reads the games
+# of the first CANDIDATES * AMBIGUOUS_GAMES rows (service/engine/answerer.py: likely_games).
+SHELF_DEPTH = CANDIDATES * 3
+
+
+@dataclass
+class Candidates:
+    """Rows of one game or of the shelf that a ranking fuses: single-index row numbers (sorted), stored
+    vectors, BM25 scores and passages."""
+
+    rows: np.ndarray
+    vectors: np.ndarray  # float16, as stored
+    lexical: np.ndarray  # float64
+    passages: list[Passage]
+
+    @classmethod
+    def empty(cls, dim: int) -> Candidates:
+        return cls(np.zeros(0, np.int64), np.zeros((0, dim), np.float16), np.zeros(0), [])
+
+
+@dataclass
+class GameResult:
+    version: str
+    terms: list[str]
+    n_terms: int
+    candidates: Candidates
+
+
+@dataclass
+class ShelfResult:
+    version: str
+    terms: list[str]
+    n_terms: int
+    dense_rows: np.ndarray  # the shard's best rows by cosine (single-index numbers), best first
+    dense_cosines: np.ndarray  # their cosines as the shard's ranking computed them (for the merge)
+    dense_dots: np.ndarray  # vector · question one row at a time (what Retriever.likely_games reports)
+    dense_games: list[str]
+    lexical_rows: np.ndarray
+    lexical_scores: np.ndarray
+    pool: Candidates  # the rows of the first CANDIDATES of both lists
+    top_game: str | None  # the game of the shard's best row, and its candidates from these scores
+    top_candidates: Candidates | None
+
+
+class _Given:
+    """An 'embedder' that returns the question vector the front already computed."""
+
+    def __init__(self, vector: np.ndarray):
+        self.vector = vector
+
+    def encode_queries(self, texts):
+        return self.vector[None, :]
+
+
+class ShardSearch:
+    """One shard folder, loaded once. Its rows are numbered as in the single index of the shelf."""
+
+    def __init__(self, shelf_folder: Path, index: int):
+        shelf = read_shelf(shelf_folder)
+        self.info = shelf.shards[index]
+        data = store.load(Path(shelf_folder) / self.info.folder)
+        if data.manifest.corpus.hash != self.info.corpus_hash:
+            raise IndexMismatchError(f"le shard {self.info.folder} ne correspond pas au catalogue : {store.REBUILD_HINT}")
+        self.retriever = Retriever(data, embedder=None)
+        self.version = self.info.corpus_hash
+        self.global_rows = np.zeros(len(data.passages), dtype=np.int64)
+        for game, start in zip(self.info.games, self.info.starts):
+            rows = self.retriever._rows_of_game[game]
+            self.global_rows[rows] = start + np.arange(len(rows))
+
+    def _with(self, vector: np.ndarray) -> Retriever:
+        return self.retriever.with_embedder(_Given(np.asarray(vector, dtype=np.float32)))
+
+    def _candidates(self, local: np.ndarray, scores: Scores) -> Candidates:
+        local = np.unique(local)
+        data = self.retriever.data
+        return Candidates(self.global_rows[local], np.asarray(data.vectors[local], dtype=np.float16),
+                          np.asarray(scores.lexical[local - scores.offset], dtype=np.float64),
+                          [data.passages[int(r)] for r in local])
+
+    def _game_candidates(self, retriever: Retriever, scores: Scores, game: str) -> Candidates:
+        rows = retriever._rows_of_game[game]
+        if not len(rows):
+            return Candidates.empty(retriever.data.vectors.shape[1])
+        dense = retriever._dense_candidates(scores, game, rows)
+        lexical = retriever._lexical_candidates(scores, game, rows)
+        return self._candidates(np.concatenate([dense, lexical]), scores)
+
+    def game(self, question: str, vector: np.ndarray, game: str) -> GameResult:
+        """The candidates of `game` for the question, as `Retriever.score(question, game)` then `rank`."""
+        retriever = self._with(vector)
+        scores = retriever.score(question, game)
+        return GameResult(self.version, scores.terms, scores.n_terms, self._game_candidates(retriever, scores, game))
+
+    def shelf(self, question: str, vector: np.ndarray, depth: int = SHELF_DEPTH) -> ShelfResult:
+        """The shard's part of a shelf-wide scoring (`Retriever.score(question)`): its best rows by cosine
+        and by BM25, the candidates they bring, and those of its best game."""
+        retriever = self._with(vector)
+        data = retriever.data
+        vector = np.asarray(vector, dtype=np.float32)
+        analyzed = analyze(question)
+        terms = [t for t in analyzed if t in data.lexical.vocab_dict]
+        n = len(data.passages)
+        lexical = np.asarray(data.lexical.get_scores(terms), dtype=np.float64) if terms else np.zeros(n)
+        if retriever._exact:
+            cosines = data.vectors @ vector
+            order = np.argsort(-cosines, kind="stable")
+            values = cosines[order[:depth]]
+        else:
+            wanted = min(n, CANDIDATES * max(1, min(len(retriever.game_ids), SHELF_SEARCH_GAMES)))
+            distances, ids = data.dense.search(vector[None, :], wanted)
+            keep = ids[0] >= 0
+            order, values = ids[0][keep], distances[0][keep][:depth]
+        scores = Scores(vector, terms, len(analyzed), lexical, order, _top(lexical, CANDIDATES))
+        top = order[:depth]
+        game_of = retriever._game_of_row
+        top_game = retriever.game_ids[game_of[top[0]]] if len(top) else None
+        return ShelfResult(
+            self.version, terms, len(analyzed), self.global_rows[top], np.asarray(values, dtype=np.float32),
+            np.array([float(data.vectors[r] @ vector) for r in top]), [retriever.game_ids[game_of[r]] for r in top],
+            self.global_rows[scores.lexical_order], lexical[scores.lexical_order],
+            self._candidates(np.concatenate([order[:CANDIDATES], scores.lexical_order]), scores),
+            top_game, self._game_candidates(retriever, scores, top_game) if top_game else None)
+
+    def shelf_game(self, question: str, vector: np.ndarray, game: str) -> GameResult:
+        """The candidates of `game` from shelf-wide scores (as `rank(score(question), game)`)."""
+        result = self.shelf(question, vector)
+        if result.top_game == game:
+            return GameResult(self.version, result.terms, result.n_terms, result.top_candidates)
+        retriever = self._with(vector)
+        scores = retriever.score(question)
+        return GameResult(self.version, scores.terms, scores.n_terms, self._game_candidates(retriever, scores, game))
+
+    def passage(self, game: str, passage_id: str) -> Passage | None:
+        return self.retriever.passage(game, passage_id)
+
+    def vocabulary(self, game: str) -> tuple[str, frozenset[str]]:
+        """The game's folded text and words (Retriever.game_text, game_words)."""
+        return self.retriever.game_text(game), self.retriever.game_words(game)
+
+    def card(self, game: str) -> Passage | None:
+        return self.retriever.card(game)
+
+    def best_lexical(self, question: str, game: str) -> float:
+        # The shard's BM25 is the shelf's restricted to its rows: the same score as the single index's.
+        return self.retriever.best_lexical(question, game)
+
+    def mistakes(self) -> tuple[np.ndarray, list[str | None], np.ndarray, list[Passage]]:
+        """(single-index rows, sections, float16 vectors, passages) of the shard's common-mistake passages."""
+        rows = self.retriever.data.rows
+        marked = [i for i, s in enumerate(rows.sections) if is_mistakes_section(s)]
+        local = np.flatnonzero(np.isin(rows.section, marked))
+        data = self.retriever.data
+        return (self.global_rows[local], [rows.sections[rows.section[r]] for r in local],
+                np.asarray(data.vectors[local], dtype=np.float16), [data.passages[int(r)] for r in local])
+
+
+class _Done:
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+class LocalShard:
+    """A shard in this process; `call` returns what a Ray handle's call returns, something with .result()."""
+
+    def __init__(self, search: ShardSearch):
+        self.search = search
+
+    def call(self, method: str, *args):
+        return _Done(getattr(self.search, method)(*args))
+
+
+@dataclass
+class ShardedScores:
+    """What `Scores` is to a `Retriever`, for a `ShardedRetriever`."""
+
+    vector: np.ndarray
+    terms: list[str]
+    n_terms: int
+    game: str | None = None
+    question: str = ""
+    candidates: dict[str, Candidates] = field(default_factory=dict)  # per game
+    dense_order: np.ndarray | None = None  # shelf-wide only: merged best rows, best first
+    dense_dots: dict[int, float] = field(default_factory=dict)
+    dense_games: dict[int, str] = field(default_factory=dict)
+    lexical_order: np.ndarray | None = None
+    pool: dict[int, tuple[np.ndarray, float, Passage]] = field(default_factory=dict)
+
+
+class _CatalogueData:
+    """What the Answerer reads of `retriever.data` besides the retriever's methods: the shelf's words,
+    and the common-mistake passages with their rows and vectors (service/engine/compose/mistakes.py)."""
+
+    def __init__(self, shelf: Shelf, parts: list, exact: bool):
+        dim = len(shelf.centroid)
+        rows = np.concatenate([p[0] for p in parts] + [np.zeros(0, np.int64)])
+        sections = [s for p in parts for s in p[1]]
+        vectors = np.concatenate([p[2] for p in parts] + [np.zeros((0, dim), np.float16)])
+        passages = [x for p in parts for x in p[3]]
+        order = np.argsort(rows, kind="stable")
+        names = sorted({s for s in sections if s is not None})
+        game_index = {g.id: i for i, g in enumerate(shelf.games)}
+        self.manifest = shelf.manifest
+        self.words = shelf.words
+        self.games = shelf.games
+        self.centroid = shelf.centroid
+        self.passages = [passages[i] for i in order]
+        self.rows = store.Rows(np.array([game_index[p.game] for p in self.passages], dtype=np.int32),
+                               np.array([names.index(sections[i]) if sections[i] is not None else -1 for i in order],
+                                        dtype=np.int32), tuple(names))
+        stacked = vectors[order]
+        # As the single index holds them: float32 when exact, the stored float16 above (store.load).
+        self.vectors = stacked.astype(np.float32) if exact else stacked
+
+
+class ShardedRetriever:
+    def __init__(self, shelf: Shelf, clients: list, embedder, fusion: FusionConfig | None = None):
+        self.shelf = shelf
+        self.clients = clients
+        self.embedder = embedder
+        self.fusion = fusion or FusionConfig()
+        self.games = shelf.games
+        self.game_ids = [g.id for g in shelf.games]
+        self._games = {g.id: g for g in shelf.games}
+        self._shard_of = shelf.shard_of()
+        self._centroid = shelf.centroid
+        self._exact = shelf.manifest.dense_index == "IndexFlatIP"
+        self._versions = [s.corpus_hash for s in shelf.shards]
+        self._rows = int(sum(s.passages for s in shelf.shards))
+        self.data = _CatalogueData(shelf, [c.call("mistakes").result() for c in clients], self._exact)
+        self._game_words: dict[str, tuple[str, frozenset[str]]] = {}
+        self.passages = self.data.passages
+
+    @classmethod
+    def load(cls, folder: Path, clients: list, embedder, fusion: FusionConfig | None = None) -> ShardedRetriever:
+        shelf = read_shelf(folder)
+        shelf.manifest.check_compatible(embedder)
+        if len(clients) != len(shelf.shards):
+            raise IndexMismatchError(f"{len(clients)} shards servis pour {len(shelf.shards)} dans {folder}")
+        return cls(shelf, clients, embedder, fusion)
+
+    def _check(self, shard: int, result, check: bool = True):
+        if check and result.version != self._versions[shard]:
+            raise IndexMismatchError("index en cours de rechargement (shards de versions différentes) ; réessayez")
+        return result
+
+    @property
+    def manifest(self) -> store.Manifest:
+        return self.shelf.manifest
+
+    def with_fusion(self, fusion: FusionConfig) -> ShardedRetriever:
+        other = copy.copy(self)
+        other.fusion = fusion
+        return other
+
+    def with_embedder(self, embedder) -> ShardedRetriever:
+        other = copy.copy(self)
+        other.embedder = embedder
+        return other
+
+    def game(self, game_id: str):
+        try:
+            return self._games[game_id]
+        except KeyError:
+            raise UnknownGameError(game_id, self.game_ids) from None
+
+    def passage(self, game_id: str, passage_id: str) -> Passage | None:
+        self.game(game_id)
+        return self.clients[self._shard_of[game_id]].call("passage", game_id, passage_id).result()
+
+    def _on_shard(self, method: str, game_id: str, *args):
+        self.game(game_id)
+        return self.clients[self._shard_of[game_id]].call(method, *args, game_id).result()
+
+    def game_text(self, game_id: str) -> str:
+        return self._vocabulary(game_id)[0]
+
+    def game_words(self, game_id: str) -> frozenset[str]:
+        return self._vocabulary(game_id)[1]
+
+    def _vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
+        # Asked once per game of its shard, then kept here (as Retriever keeps its own), for GAME_WORDS_KEPT games.
+        known = self._game_words.get(game_id)
+        if known is None:
+            known = self._on_shard("vocabulary", game_id)
+            if len(self._game_words) >= GAME_WORDS_KEPT:
+                self._game_words.pop(next(iter(self._game_words)))
+            self._game_words[game_id] = known
+        return known
+
+    def card(self, game_id: str) -> Passage | None:
+        return self._on_shard("card", game_id)
+
+    def best_lexical(self, question: str, game_id: str) -> float:
+        return self._on_shard("best_lexical", game_id, question)
+
+    def score(self, question: str, game: str | None = None) -> ShardedScores:
+        vector = self.embedder.encode_queries([question])[0]
+        if game is not None:
+            self.game(game)
+            shard = self._shard_of[game]
+            found = self._check(shard, self.clients[shard].call("game", question, vector, game).result())
+            return ShardedScores(vector, found.terms, found.n_terms, game, question, {game: found.candidates})
+        pending = [c.call("shelf", question, vector) for c in self.clients]
+        parts = [self._check(i, p.result()) for i, p in enumerate(pending)]
+        scores = ShardedScores(vector, parts[0].terms if parts else [], parts[0].n_terms if parts else 0,
+                               question=question)
+        rows = np.concatenate([p.dense_rows for p in parts]) if parts else np.zeros(0, np.int64)
+        values = np.concatenate([p.dense_cosines for p in parts]) if parts else np.zeros(0, np.float32)
+        scores.dense_order = rows[np.lexsort((rows, -values))]
+        for p in parts:
+            scores.dense_dots.update(zip(p.dense_rows.tolist(), p.dense_dots.tolist()))
+            scores.dense_games.update(zip(p.dense_rows.tolist(), p.dense_games))
+            for i, row in enumerate(p.pool.rows.tolist()):
+                scores.pool[row] = (p.pool.vectors[i], float(p.pool.lexical[i]), p.pool.passages[i])
+            if p.top_game is not None:
+                scores.candidates[p.top_game] = p.top_candidates
+        lexical = np.concatenate([p.lexical_rows for p in parts]) if parts else np.zeros(0, np.int64)
+        lexical_values = np.concatenate([p.lexical_scores for p in parts]) if parts else np.zeros(0)
+        scores.lexical_order = lexical[np.lexsort((lexical, -lexical_values))][:CANDIDATES]
+        return scores
+
+    def _game_candidates(self, scores: ShardedScores, game: str) -> Candidates:
+        if game not in scores.candidates:
+            shard = self._shard_of[game]
+            found = self.clients[shard].call("shelf_game", scores.question, scores.vector, game).result()
+            scores.candidates[game] = self._check(shard, found).candidates
+        return scores.candidates[game]
+
+    def _shelf_candidates(self, scores: ShardedScores) -> Candidates:
+        rows = np.unique(np.concatenate([scores.dense_order[:CANDIDATES], scores.lexical_order]))
+        if not len(rows):
+            return Candidates.empty(len(self._centroid))
+        picked = [scores.pool[int(r)] for r in rows]
+        return Candidates(rows, np.stack([p[0] for p in picked]), np.array([p[1] for p in picked]),
+                          [p[2] for p in picked])
+
+    def rank(self, scores: ShardedScores, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
+        if mode not in MODES:
+            raise QuestionError(f"mode inconnu « {mode} » (modes : {', '.join(MODES)})")
+        if game is not None:
+            self.game(game)
+        if scores.game is not None and game != scores.game:
+            raise ValueError(f"scores of {scores.game!r} only, ranked for {game!r}")
+        if self._rows == 0 or (game is not None and not self.manifest.corpus.passages_per_game.get(game)):
+            return []
+        found = self._game_candidates(scores, game) if game is not None else self._shelf_candidates(scores)
+        if not len(found.rows):
+            return []
+        vectors = found.vectors.astype(np.float32) if self._exact else found.vectors
+        dense = vectors @ scores.vector
+        fused = fuse(dense, found.lexical, mode, self.fusion.method, self.fusion.dense_weight, self.fusion.rrf_k)
+        order = np.lexsort((found.rows, -fused))[:k]
+        return [Hit(found.passages[i], float(fused[i]), float(dense[i]), float(found.lexical[i])) for i in order]
+
+    def likely_games(self, scores: ShardedScores, n: int) -> list[tuple[str, float]]:
+        if n * CANDIDATES > SHELF_DEPTH:
+            raise ValueError(f"the shards rank {SHELF_DEPTH} rows, not the {n * CANDIDATES} of {n} games")
+        order = scores.dense_order[: CANDIDATES * n].tolist()
+        seen: dict[str, int] = {}
+        for r in order:
+            seen.setdefault(scores.dense_games[r], r)
+        return [(g, scores.dense_dots[r]) for g, r in list(seen.items())[:n]]
+
+    def coverage(self, scores: ShardedScores) -> float:
+        return len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
+
+    def evidence(self, scores: ShardedScores, hit: Hit):
+        from service.engine.retrieval.single import Evidence
+
+        return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), self.coverage(scores))
+
+
+def local_shards(folder: Path) -> list[LocalShard]:
+    """Every shard of the sharded index `folder`, loaded in this process."""
+    return [LocalShard(ShardSearch(folder, i)) for i in range(len(read_shelf(folder).shards))]

@@ -1,0 +1,120 @@
+"""Every RULESQA_* variable, read by one pydantic-settings class.
+
+The caller builds it (`load_settings()` in each command, `create_app(settings)` for the API); nothing
+reads the environment at import time, and the packages below (indexer, retrieval) receive plain values.
+"""
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from indexer.e5 import MODEL_NAME, default_threads
+from indexer.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+PREFIX = "RULESQA_"
+
+
+class Settings(BaseSettings):
+    # env_ignore_empty: RULESQA_MODEL= (set but empty) means the default, as an unset variable does.
+    model_config = SettingsConfigDict(env_prefix=PREFIX, extra="ignore", env_ignore_empty=True)
+
+    index_dir: Path = Field(REPO / "var" / "index", description="Dossier de l'index.")
+    corpus_dir: Path = Field(REPO / "corpus", description="Corpus, pour (re)construire l'index.")
+    model: str | None = Field(None, description="Modèle sentence-transformers ; défaut : e5-small local.")
+    # An optional cross-encoder folder on disk (service/engine/judge.py); off by default, never downloaded.
+    reranker: Path | None = Field(None, description="Dossier d'un cross-encoder sentence-transformers (facultatif).")
+    cache_dir: Path = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
+    model_dir: Path = Field(REPO / "var" / "models" / MODEL_NAME, description="Où le modèle e5-small est construit.")
+    threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")
+    # The API is read-only, unauthenticated and uses no cookies, and the widget is meant to be embedded
+    # on other sites: any origin by default. A site owner lists its own origins to restrict it.
+    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["*"])
+    max_body_bytes: int = Field(16 * 1024, ge=256, description="Taille maximale d'un corps de requête.")
+    worker_threads: int = Field(8, ge=1, le=64, description="Questions traitées en même temps par l'API.")
+    # Micro-batching (service/runtime/batching.py): concurrent questions share one inference.
+    batch_max: int = Field(16, ge=1, le=256, description="Questions encodées ensemble au plus (1 : sans lots).")
+    batch_wait_ms: float = Field(0.0, ge=0, le=50, description="Attente pour remplir un lot (0 : aucune).")
+    build_index_if_missing: bool = True
+    # Off by default: on the test split the adapted model did not beat the base one significantly (paired
+    # test, `rulesqa eval --compare-adapt`, docs/EVAL.md); `rulesqa index --adapt` turns it on for one build.
+    adapt: bool = Field(False, description="Adapter e5 au corpus à l'indexation (indexer/e5/finetune.py).")
+    # The questions log (service/questions_log/): no IP address, user agent or cookie is ever stored.
+    log_questions: bool = Field(True, description="Enregistrer les questions et les avis.")
+    retention_days: int = Field(90, ge=1, le=3650, description="Jours de conservation du journal.")
+    database_url: str = Field(f"sqlite:///{REPO / 'var' / 'rulesqa.db'}", pattern=r"^(sqlite|postgresql)(\+\w+)?://",
+                              description="Base du journal : SQLite (défaut) ou postgresql+psycopg://…")
+    admin_token: str | None = Field(None, min_length=16, description="Active /admin ; jeton exigé pour y accéder.")
+    # POST /api/admin/reload swaps in a new index version when this token is sent; unset: no such route.
+    reload_token: str | None = Field(None, min_length=16, description="Jeton du rechargement de l'index.")
+    # `rulesqa import`: a longer PDF is refused in one line (memory and time grow with the pages read).
+    import_max_pages: int = Field(500, ge=1, le=100_000, description="Pages d'un PDF importé au plus.")
+    # A Ray cluster (host:port of its head) for `rulesqa index` and `rulesqa serve` (docs/SCALE.md).
+    ray_address: str | None = Field(None, pattern=r"^(auto|(ray://)?[\w.\-]+:\d+)$", description="Tête de la grappe Ray (hôte:port).")
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value):
+        # RULESQA_CORS_ORIGINS="https://a.example, https://b.example", or "*".
+        if isinstance(value, str):
+            return [origin.strip() for origin in value.split(",") if origin.strip()]
+        return value
+
+    @field_validator("index_dir", "corpus_dir", "model_dir", "cache_dir", "reranker", mode="after")
+    @classmethod
+    def _expand_user(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
+
+    def reranker_model(self):
+        """The configured reranker (service/engine/judge.py), or None when RULESQA_RERANKER is unset."""
+        if self.reranker is None:
+            return None
+        from service.engine.judge import CrossEncoderReranker
+
+        return CrossEncoderReranker(self.reranker, threads=self.threads)
+
+    def embedder(self, backend: str = "auto"):
+        """The configured embedding model as it is (built on first use for the default e5-small)."""
+        from indexer.e5 import load_embedder
+
+        return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
+
+    def corpus_embedder(self, progress: bool = False, corpus: tuple | None = None):
+        """The model to index the corpus with: e5-small, adapted to the corpus when `adapt` is on (an
+        adaptation the index at `index_dir` already holds is reused); a model named by RULESQA_MODEL is
+        used as it is. `corpus`: the corpus as `load_passages` read it, if read."""
+        if self.model:
+            return self.embedder()
+        from indexer.model_for_index import corpus_embedder
+
+        return corpus_embedder(self.corpus_dir, self.model_dir, threads=self.threads, adapt=self.adapt,
+                               progress=progress, corpus=corpus, index_dir=self.index_dir)
+
+    def index_embedder(self):
+        """The model to answer with: the one inside the index at `index_dir` (or RULESQA_MODEL, when set)."""
+        if self.model:
+            return self.embedder()
+        from indexer.model_for_index import index_embedder
+
+        return index_embedder(self.index_dir, threads=self.threads)
+
+    def build_environment(self) -> dict[str, str]:
+        """These settings as RULESQA_* variables, for a child process (`rulesqa index`) that must build
+        what this process would (service/runtime/startup.py)."""
+        values = {"index_dir": self.index_dir, "corpus_dir": self.corpus_dir, "model_dir": self.model_dir,
+                  "cache_dir": self.cache_dir, "threads": self.threads, "adapt": str(self.adapt).lower(),
+                  "model": self.model}
+        return {PREFIX + name.upper(): str(value) for name, value in values.items() if value is not None}
+
+
+def load_settings(**overrides) -> Settings:
+    """Settings from the environment and explicit overrides (None = not given); an invalid value is a
+    ConfigError naming its variable."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = PREFIX + str(first["loc"][0]).upper() if first.get("loc") else PREFIX + "*"
+        raise ConfigError(f"réglage invalide {name} : {first['msg']}") from None

@@ -1,0 +1,35 @@
+"""What no rulebook answers, and topics the game's own text does not cover."""
+
+import pytest
+
+from service.engine.decide.beyond_rules import BeyondRules
+from service.engine.phrases import folded
+
+TEXT = folded("Le chef d'expédition retourne une plaquette. Le plus haut total gagne.")
+
+
+@pytest.mark.parametrize("question", [
+    "Combien coûte la boîte de Karuba ?",  # the game's name reads as "le jeu"
+    "Karuba ça coûte combien en magasin ?",
+    "c'est quoi la meilleure strat ?",
+    "il existe une appli pour y jouer ?",
+    "Qui commence à Karuba ?",  # no first player in the text
+    "on peut jouer en équipes ?",
+])
+def test_beyond_the_rules(question):
+    assert BeyondRules().found(question, TEXT, ["Karuba"])
+
+
+@pytest.mark.parametrize("question", [
+    "Combien de points rapporte une pépite ?",
+    "un dé noir ça coûte combien au marché ?",  # a price inside the game is a rule
+    "Je peux poser ma plaquette où je veux ?",
+])
+def test_rules_questions_are_not(question):
+    assert BeyondRules().found(question, TEXT, ["Karuba"]) == ()
+
+
+def test_a_topic_the_text_covers_is_a_rules_question():
+    covered = folded("Le plus jeune joueur commence la partie.")
+    assert BeyondRules().found("qui commence ?", covered) == ()
+    assert BeyondRules().found("qui commence ?", TEXT) == ("qui commence",)

@@ -1,0 +1,70 @@
+"""Calibration: measured settings per model family, and conservative defaults that never turn abstention off."""
+
+import json
+import math
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from service.engine import calibration
+from service.engine.compose.answer_set import AnswerSetPolicy
+from service.engine.calibration import DEFAULT, AbstentionPolicy, Calibration, RefusalPolicy
+from service.engine.retrieval.single import FusionConfig
+from tests.fakes import REPO
+
+
+def test_saved_calibration_round_trips_with_infinite_thresholds(tmp_path):
+    path = tmp_path / "calibration.json"
+    chosen = Calibration(FusionConfig("weighted", 0.8), AbstentionPolicy(0.02, "lift"),
+                         RefusalPolicy(off_topic_margin=0.01, names=True), AnswerSetPolicy(0.1, 3, "dense"))
+    calibration.save("modele-x", chosen, {"hit@1": 0.5}, path)
+    loaded = calibration.load("modele-x", path)
+    assert loaded == chosen and loaded.source == "calibrated"
+    assert math.isinf(loaded.refusal.beyond_rules_margin) and math.isinf(loaded.warning.min_cosine)
+
+
+def test_an_adapted_model_uses_its_family_calibration(tmp_path):
+    path = tmp_path / "calibration.json"
+    chosen = Calibration(abstention=AbstentionPolicy(0.03, "lift"))
+    calibration.save("multilingual-e5-small-adapted-0123456789ab", chosen, {}, path)
+    assert calibration.load("multilingual-e5-small-adapted-fedcba987654", path) == chosen
+    assert list(json.loads(path.read_text())) == ["multilingual-e5-small-adapted"]
+
+
+@pytest.mark.parametrize("content", [None, "{pas du json", '{"autre-modele": {}}', '{"m": {"abstention": {"seuil": 1}}}'])
+def test_missing_foreign_or_broken_calibration_falls_back_to_refusing_defaults(tmp_path, caplog, content):
+    path = tmp_path / "calibration.json"
+    if content is not None:
+        path.write_text(content)
+    loaded = calibration.load("m", path)
+    assert loaded == DEFAULT and loaded.source == "default"
+    assert math.isfinite(loaded.abstention.threshold) and loaded.abstention.threshold > 0  # it still refuses
+    assert len([r for r in caplog.records if r.levelname == "WARNING"]) == 1
+
+
+def test_the_shipped_calibration_covers_the_default_model():
+    loaded = calibration.load("multilingual-e5-small")
+    assert loaded.source == "calibrated" and math.isfinite(loaded.abstention.threshold)
+
+
+def test_an_installed_wheel_ships_and_reads_its_calibration(tmp_path):
+    # A wheel install used to lack calibration.json and silently never refuse.
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path), str(REPO)], check=True, capture_output=True, timeout=300)
+    (wheel,) = tmp_path.glob("rulesqa-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+    assert (site / "service" / "engine" / "data" / "calibration.json").is_file()
+    assert (site / "service" / "engine" / "data" / "reference_questions.json").is_file()
+    assert (site / "service" / "web" / "static" / "widget.js").is_file()
+    code = ("import service.engine.calibration as c, service.engine.decide.refusal as r; "
+            f"assert c.CALIBRATION_FILE.is_relative_to(r'{site}'), c.CALIBRATION_FILE; "
+            "k = c.load('multilingual-e5-small'); r.reference_questions(); print(k.source)")
+    # Run from the extracted wheel only: PYTHONPATH puts it before the editable checkout.
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "calibrated"

@@ -1,0 +1,44 @@
+"""Other games by name or vocabulary, in any case; the corpus's own games and words never count."""
+
+import pytest
+
+from indexer.corpus import Game
+from service.engine.decide.everyday import EverydaySenses
+from service.engine.decide.other_games import OtherGames
+
+GAMES = [Game("karuba", "Karuba"), Game("uno-flip", "Uno Flip", aliases=("Uno Flip!",))]
+
+
+@pytest.mark.parametrize("question, found", [
+    ("comment on joue au poker ?", ("poker",)),
+    ("Au CATAN, quand un 7 sort ?", ("CATAN",)),
+    ("on joue au go ce soir ?", ("go",)),  # an everyday word, after a game context
+    ("au tarot le petit au bout ça rapporte combien ?", ("tarot", "petit au bout")),
+    ("le mot compte triple marche avec une lettre ?", ("mot compte triple",)),
+])
+def test_other_games_are_found_as_typed(question, found):
+    assert OtherGames(GAMES).found(question) == found
+
+
+@pytest.mark.parametrize("question", [
+    "le go c'est quoi",  # no game context: the word is not the game
+    "je dois y go maintenant",
+    "Karuba ça se joue comment ?",
+    "à Uno Flip on pioche combien ?",  # the corpus holds that game: its name is no other game's
+])
+def test_everyday_words_and_corpus_games_are_not_other_games(question):
+    assert OtherGames(GAMES).found(question) == ()
+
+
+def test_a_term_the_corpus_passages_use_is_theirs():
+    question = "le voleur se déplace où ?"
+    games = OtherGames(GAMES, {"names": [], "needs_context": [], "context": "au", "terms": ["le voleur"]})
+    assert games.found(question) == ("le voleur",)
+    assert games.found(question, ["Le voleur se déplace sur une case désert."]) == ()
+
+
+def test_everyday_senses_unless_the_passages_say_so():
+    senses = EverydaySenses(["des? a coudre", "cartes? bancaires?"])
+    assert senses.found("le dé à coudre ça se met sur quel doigt ?") == ("dé à coudre",)
+    assert senses.found("je paie avec ma carte bancaire ?", ["Chaque carte bancaire vaut 2 points."]) == ()
+    assert senses.found("combien de dés on lance ?") == ()
