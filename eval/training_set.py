@@ -135,14 +135,16 @@ def _question_problems(game: TrainingGame) -> list[str]:
     return problems
 
 
-def check(root: Path = ROOT, corpus: Path = CORPUS) -> dict:
-    """Every problem of the training corpus, and its counts."""
+def check(root: Path = ROOT, corpus: Path = CORPUS, only: set[str] | None = None) -> dict:
+    """Every problem of the training corpus (of the games in `only`, when given), and its counts."""
     problems: list[str] = []
     served = {name for doc in read_corpus(corpus) for name in _names(doc)}
     names: dict[str, str] = {}
     ids: set[str] = set()
     counts = Counter()
     for entry in read_entries(root):
+        if only is not None and entry.id not in only:
+            continue
         where = f"{entry.id}:"
         try:
             game = load_game(root, entry)
@@ -185,8 +187,11 @@ def show_games(paths: list[str]) -> int:
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--games":
         return show_games(argv[1:])
+    only = None
+    if argv and argv[0] == "--game":
+        only, argv = {argv[1]}, argv[2:]
     root = Path(argv[0]) if argv else ROOT
-    result = check(root)
+    result = check(root, only=only)
     for problem in result["problems"]:
         print(problem)
     print(json.dumps(result["counts"], ensure_ascii=False))
