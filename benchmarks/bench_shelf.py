@@ -78,7 +78,7 @@ def serve(index: Path, port: int, e5_questions: bool = False) -> None:
     encodes the questions, as in a real server."""
     import uvicorn
 
-    from service.engine.answerer import Answerer
+    from service.runtime.answerers import build_answerer
     from service.web.app import create_app
     from service.runtime.settings import Settings, load_settings
     from service.runtime.startup import load_index_and_model
@@ -97,8 +97,8 @@ def serve(index: Path, port: int, e5_questions: bool = False) -> None:
         return loaded[0] if e5_questions else HashingEmbedder()
 
     data, embedder = load_index_and_model(index, make_embedder)
-    answerer = Answerer.from_data(data, embedder)
     settings = Settings(index_dir=index, reload_token=TOKEN, build_index_if_missing=False)
+    answerer = build_answerer(settings, data=data, embedder=embedder)
     uvicorn.run(create_app(settings, answerer), host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
@@ -171,7 +171,7 @@ def routing_unnamed(client: httpx.Client, index: Path, n: int) -> dict[str, floa
 def search_costs(index: Path, n: int, embedder=None) -> dict[str, float]:
     """p50 of score + rank within a question's game and across the shelf, questions encoded beforehand by
     `embedder` (the index's; the hashing one by default)."""
-    from service.engine.retrieval.single import Retriever
+    from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 
     embedder = embedder or HashingEmbedder()
     retriever = Retriever.load(index, embedder)

@@ -30,7 +30,8 @@ def compare_adaptation(corpus_dir: Path, base_dir: Path, questions: list[GoldQue
     and test the difference: metrics per system and mode, the paired tests, and the decision."""
     from indexer.model_for_index import corpus_embedder
     from indexer.build import build_index
-    from service.engine.answerer import Answerer
+    from service.runtime.answerers import build_answerer
+    from service.runtime.settings import load_settings
 
     records: dict[str, dict[str, list[dict]]] = {}
     models = {}
@@ -38,7 +39,8 @@ def compare_adaptation(corpus_dir: Path, base_dir: Path, questions: list[GoldQue
         embedder = corpus_embedder(corpus_dir, base_dir, threads=threads, adapt=name == "adapted", progress=progress)
         index = Path(workdir) / name
         build_index(corpus_dir, index, embedder, progress=False)
-        answerer = Answerer.load(index, embedder)  # the calibration measured for this model's family
+        # The calibration measured for this model's family (a fresh index has none of its own).
+        answerer = build_answerer(load_settings(index_dir=index), embedder=embedder, judge=None)
         models[name] = {"model_id": embedder.model_id, "calibration": answerer.calibration.source}
         records[name] = {mode: ask_all(answerer, questions, mode, K) for mode in MODES}
     return summarize(records, models, split_label(questions))

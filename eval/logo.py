@@ -24,7 +24,7 @@ from indexer.e5.finetune import MIN_PAIRS, adapt_model, load_folder_embedder, tr
 from indexer.passages import load_passages
 
 if TYPE_CHECKING:
-    from service.engine.retrieval.single import FusionConfig
+    from service.engine.retrieval.protocol import FusionConfig
 
 METRICS = ("hit@1", "mrr@10")
 MODE = "hybrid"
@@ -32,11 +32,14 @@ K = 10
 
 
 def _answerer(index: Path, embedder, fusion: FusionConfig):
-    from service.engine.answerer import Answerer
-    from service.engine.calibration import AbstentionPolicy, Calibration
+    from service.engine.calibration import Calibration
+    from service.engine.decide.abstention import AbstentionPolicy
+    from service.runtime.answerers import build_answerer
+    from service.runtime.settings import load_settings
 
     # A permissive policy: nothing is refused while ranking is measured (found does not enter hit or MRR).
-    return Answerer.load(index, embedder, Calibration(fusion=fusion, abstention=AbstentionPolicy()))
+    return build_answerer(load_settings(index_dir=index), embedder=embedder, judge=None,
+                          calibration=Calibration(fusion=fusion, abstention=AbstentionPolicy()))
 
 
 def _records(embedder, corpus_dir: Path, index: Path, questions: list[GoldQuestion], fusion) -> list[dict]:

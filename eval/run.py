@@ -74,7 +74,7 @@ def _answer_set_relevance(question: GoldQuestion, result: Answer) -> list[bool] 
 def ask_all(answerer, questions: Sequence[GoldQuestion], mode: str, k: int) -> list[dict]:
     """Each question asked once; a follow-up (`previous`) is asked as the client would, with the previous
     turn: that question and the game its answer was about."""
-    from service.engine.routing.follow_up import Turn
+    from service.engine.question import Turn
 
     records, turns = [], {}
     for q in questions:

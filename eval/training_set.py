@@ -108,6 +108,16 @@ def _entry_problems(entry: Entry, doc: GameDoc) -> list[str]:
     return problems
 
 
+def _verdict_problems(game: TrainingGame) -> list[str]:
+    ids = {q.id for q in game.questions}
+    problems = [f"vérification de {qid} : verdict inconnu {v!r} ({', '.join(VERDICTS)})"
+                for qid, v in game.verdicts.items() if v not in VERDICTS]
+    problems += [f"vérification d'une question inconnue : {qid}" for qid in game.verdicts if qid not in ids]
+    if game.verdicts and ids - set(game.verdicts):
+        problems.append(f"{len(ids - set(game.verdicts))} question(s) sans vérification, dont {sorted(ids - set(game.verdicts))[0]}")
+    return problems
+
+
 def _question_problems(game: TrainingGame) -> list[str]:
     problems = []
     covered: Counter[str] = Counter()
@@ -151,7 +161,8 @@ def check(root: Path = ROOT, corpus: Path = CORPUS, only: set[str] | None = None
         except (FileLineError, OSError, json.JSONDecodeError, KeyError) as exc:
             problems.append(f"{where} {exc}")
             continue
-        problems += [f"{where} {p}" for p in _entry_problems(entry, game.doc) + _question_problems(game)]
+        problems += [f"{where} {p}" for p in
+                     _entry_problems(entry, game.doc) + _question_problems(game) + _verdict_problems(game)]
         for name in _names(game.doc):
             if name in served:
                 problems.append(f"{where} nom partagé avec corpus/ : {name!r}")
@@ -184,9 +195,27 @@ def show_games(paths: list[str]) -> int:
     return 0
 
 
+def review(game_id: str, root: Path = ROOT) -> int:
+    """Each question of a game with the passage(s) its label points to, for the writer who checks the labels."""
+    entry = next((e for e in read_entries(root) if e.id == game_id), None)
+    if entry is None:
+        print(f"jeu inconnu : {game_id}")
+        return 1
+    game = load_game(root, entry)
+    for q in game.questions:
+        print(f"=== {q.id} [{'réponse' if q.answerable else q.refusal}] {q.question}")
+        if q.previous:
+            print(f"    (relance de {q.previous})")
+        for p in game.positives(q) if q.answerable else []:
+            print(f"    -> p.{','.join(map(str, p.pages)) or '-'} [{p.section}] {p.text.replace(chr(10), ' / ')}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--games":
         return show_games(argv[1:])
+    if argv and argv[0] == "--review":
+        return review(argv[1])
     only = None
     if argv and argv[0] == "--game":
         only, argv = {argv[1]}, argv[2:]

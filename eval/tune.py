@@ -13,13 +13,16 @@ from eval import metrics as m
 from eval.gold import GoldQuestion
 from eval.run import make_record
 from indexer.errors import EvalError
-from service.engine.answerer import Answerer, Query, Scored
-from service.engine.calibration import FEATURES, AbstentionPolicy, Calibration
+from service.engine.answerer import Answerer
+from service.engine.question import Query
+from service.engine.findings import Scored
+from service.engine.decide.abstention import FEATURES, AbstentionPolicy
+from service.engine.calibration import Calibration
 from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
-from service.engine.compose.choices import ConfidencePolicy
+from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.compose.mistakes import WarningPolicy
 from service.engine.decide.refusal import RefusalPolicy
-from service.engine.retrieval.single import FusionConfig
+from service.engine.retrieval.protocol import FusionConfig
 
 DENSE_WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))
 RRF_KS = (5, 10, 20, 40, 60)
@@ -125,7 +128,7 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     already refuses) while refusing at most REFUSAL_BUDGET of the answerable ones."""
     plain = answerer.reconfigured(refusal=NO_REFUSAL)
     findings = [(a.gold, plain.find(a.query, a.scored)) for a in asked]
-    weak = [f.evidence is None or not plain.policy.accepts(f.evidence) for _, f in findings]
+    weak = [f.evidence is None or not plain.calibration.abstention.accepts(f.evidence) for _, f in findings]
     kept = [f.signals for q, f in findings if q.answerable]
     budget = int(REFUSAL_BUDGET * len(kept))
     grid = itertools.product(
@@ -209,7 +212,7 @@ def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPo
     scored = []
     for a, found in _answered(answerer, asked):
         shown = {h.passage.id for h in answerer.calibration.answer_set.select(found.hits)}
-        best = answerer.mistakes.best(answerer.retriever.data.vectors, found.scores.vector, found.route.game, shown)
+        best = answerer.nearest_mistake(found, shown)
         if best is not None:
             scored.append((best[1], _warning_is_right(a.gold, best[0])))
     threshold, shown_right = math.inf, (0, 0)

@@ -52,6 +52,27 @@ def words(text: str) -> list[str]:
 
 def analyze(text: str) -> list[str]:
     """Text -> index terms: words, minus stopwords, stemmed, accent-folded. Digits are kept ("2 points")."""
-    # Stopwords are matched accented: folding first would drop "dés" (dice) as "des".
-    kept = [w for w in words(text) if w not in STOPWORDS]
-    return [fold(stem) for stem in _stemmer().stemWords(kept)]
+    return [term for term, _, _ in analyze_spans(text)]
+
+
+_WORD_OR_UNDERSCORE = re.compile(r"[^\W_]+")
+_ELIDED = frozenset({"l", "d", "j", "n", "s", "c", "t", "m", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"})
+
+
+def analyze_spans(text: str) -> list[tuple[str, int, int]]:
+    """Text -> index terms with their character offsets in `text` (the players' words are replaced where they
+    stand in the question, service/engine/routing/players_words.py). Words are lowercased one at a time, so
+    that offsets hold: the few letters whose lowercase is longer (Turkish İ) no longer split their word, as
+    lowercasing the whole text first did; no corpus or gold text holds one, and the index's terms are unchanged.
+    Stopwords are matched accented: folding first would drop "dés" (dice) as "des"."""
+    text = text.translate(APOSTROPHES)  # one character for one: offsets stay those of `text`
+    kept = []
+    for m in _WORD_OR_UNDERSCORE.finditer(text):
+        word = m.group().lower()
+        starts_word = m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")
+        elided = (word in _ELIDED and starts_word and text[m.end(): m.end() + 1] == "'"
+                  and (text[m.end() + 1: m.end() + 2].isalnum() or text[m.end() + 1: m.end() + 2] == "_"))
+        if not elided and word not in STOPWORDS:
+            kept.append((word, m.start(), m.end()))
+    stems = _stemmer().stemWords([w for w, _, _ in kept])
+    return [(fold(stem), a, b) for stem, (_, a, b) in zip(stems, kept)]

@@ -75,3 +75,18 @@ def _swap(tmp: Path, target: Path) -> None:
 def _discard(folder: Path) -> None:
     """Remove a replaced version (readers that opened its files keep them until they close them)."""
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write `text` to `path` so that a reader sees the old file or the whole new one, never a part."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

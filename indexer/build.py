@@ -15,6 +15,7 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
+from indexer.lexical import lexical_index
 from indexer.locks import index_locked
 from indexer.passages import load_passages
 from indexer.store import CorpusInfo, EmbeddingInfo, Manifest, corpus_hash, embedding_text, lexical_text
@@ -31,7 +32,6 @@ IVF_TRAIN_PER_LIST = 40  # k-means sample: this many vectors per inverted list
 IVF_NITER = 10
 MODEL_MAX_TOKENS = 512
 BATCH = 32
-BM25 = {"method": "lucene", "k1": 1.2, "b": 0.75}
 
 
 @dataclass(frozen=True)
@@ -71,16 +71,6 @@ def dense_index(vectors: np.ndarray):
     for start in range(0, n, 65_536):  # added in chunks: no second full copy of the vectors
         index.add(vectors[start : start + 65_536])
     return index, kind
-
-
-def lexical_index(tokens: list[list[str]]):
-    """The BM25 index of passages already analysed (indexer.analysis.analyze)."""
-    import bm25s
-
-    retriever = bm25s.BM25(**BM25)
-    # create_empty_token keeps a passage with no indexable word from breaking the matrix.
-    retriever.index(tokens, show_progress=False)
-    return retriever
 
 
 # Encodes passage texts (already prompted by the embedder) into L2-normalised float32 rows, in order,

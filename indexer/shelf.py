@@ -19,7 +19,6 @@ folder is written beside the old one and renamed into place.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -32,6 +31,7 @@ from indexer.atomic import folder_replaced
 from indexer.build import BuildResult, PassageEncoder, dense_index, make_manifest, prepare_index
 from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
+from indexer.lexical import restrict
 
 SHELF_FILE = "shelf.json"
 SHELF_FORMAT = 1
@@ -78,25 +78,6 @@ def assign(passages_per_game: dict[str, int], k: int) -> list[list[str]]:
     return [[g for g in passages_per_game if owner[g] == i] for i in range(k)]
 
 
-def restrict_lexical(lexical, rows: np.ndarray):
-    """The bm25s index of the rows `rows` (sorted) only, with the whole index's vocabulary and scores."""
-    scores = lexical.scores
-    data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
-    keep = np.zeros(int(scores["num_docs"]), dtype=bool)
-    keep[rows] = True
-    kept = keep[indices]
-    token_of = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-    counts = np.bincount(token_of[kept], minlength=len(indptr) - 1)
-    part = copy.copy(lexical)
-    part.scores = {
-        "data": data[kept],
-        "indices": np.searchsorted(rows, indices[kept]).astype(indices.dtype),
-        "indptr": np.concatenate([[0], np.cumsum(counts)]).astype(indptr.dtype),
-        "num_docs": len(rows),
-    }
-    return part
-
-
 def build_shards(corpus: Path, out: Path, embedder, shards: int, progress: bool = True,
                  encode: PassageEncoder | None = None) -> BuildResult:
     """Build the sharded index of `corpus` into `out` (atomically)."""
@@ -124,7 +105,7 @@ def build_shards(corpus: Path, out: Path, embedder, shards: int, progress: bool 
             manifest = make_manifest(data.manifest.embedding, games, passages, kind)
             folder = f"shard-{i:02d}"
             store.save(store.IndexData(manifest, passages, games, data.vectors[rows], dense,
-                                       restrict_lexical(data.lexical, rows), [data.tokens[r] for r in rows],
+                                       restrict(data.lexical, rows), [data.tokens[r] for r in rows],
                                        model_dir=data.model_dir),  # each shard holds its model (index format 6)
                        tmp / folder)
             words |= set((tmp / folder / "words.txt").read_text("utf-8").split("\n")) - {""}

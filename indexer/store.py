@@ -18,6 +18,8 @@
     lexical/        the bm25s index (its own plain files, BM25 parameters included)
     tokens.npz      the analysed terms of every passage (vocabulary, term ids, offsets): an update of one
                     game rebuilds the BM25 statistics of the shelf without analysing its text again
+    calibration.json  the thresholds measured for this index by `rulesqa eval --calibrate`
+                    (service/engine/calibration.py); absent until then, carried over by every rebuild
     model/          the model the vectors were made with, when it is a model folder of ours (the e5
                     folder, base or adapted: ONNX graph, tokenizer, configs, its own rulesqa_build.json);
                     the manifest's `model` gives the digest of that folder's manifest and every file's size
@@ -67,6 +69,7 @@ from indexer.passages import Passage
 
 # 5: rows.npz, words.txt and centroid.npy; passages are read from disk when needed. 6: the model inside (model/).
 FORMAT_VERSION = 6
+CALIBRATION = "calibration.json"
 FILES = ("manifest.json", "passages.jsonl", "rows.npz", "words.txt", "centroid.npy", "games.json", "vectors.npy",
          "dense.faiss", "lexical", "tokens.npz")
 MODEL_DIR = "model"
@@ -227,6 +230,8 @@ def save(index: IndexData, target: Path) -> Path:
         remove_leftovers(target.parent, target.name)
         with folder_replaced(target) as tmp:
             _save_files(index, tmp, faiss)
+            if (target / CALIBRATION).is_file():  # measured on the previous version: still this index's
+                shutil.copy2(target / CALIBRATION, tmp / CALIBRATION)
     return target
 
 

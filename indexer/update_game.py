@@ -21,7 +21,8 @@ import numpy as np
 
 from indexer import store
 from indexer.analysis import analyze
-from indexer.build import PassageEncoder, dense_index, embed_passages, lexical_index, make_manifest, model_source
+from indexer.build import PassageEncoder, dense_index, embed_passages, make_manifest, model_source
+from indexer.lexical import lexical_index
 from indexer.corpus import corpus_files, read_game
 from indexer.errors import CorpusError, UnknownGameError
 from indexer.locks import index_locked

@@ -164,12 +164,12 @@ def ask(
     no_log: bool = typer.Option(False, "--no-log", help="Ne pas enregistrer la question dans le journal."),
 ):
     """Poser une question de règles."""
-    from service.engine.answerer import Answerer, validate
+    from service.engine.question import validate
+    from service.runtime.answerers import build_answerer
 
     query = run(lambda: validate(question, game, k, mode))  # before loading anything heavy
     conf = settings(index_dir=index_dir, model=model, log_questions=False if no_log else None)
-    answerer = run(lambda: Answerer.load(conf.index_dir, conf.index_embedder(), cache_dir=conf.cache_dir,
-                                         reranker=conf.reranker_model()))
+    answerer = run(lambda: build_answerer(conf))
     result = _answer_logged(conf, answerer, query).to_dict()
     if as_json:
         print_json(result)
@@ -361,7 +361,7 @@ def evaluate(
         from eval.tune import check_dev_only
 
         run(lambda: check_dev_only(gold))  # before loading anything heavy
-    from service.engine.answerer import Answerer
+    from service.runtime.answerers import build_answerer
 
     if leave_one_game_out and (calibrate or model):
         fail("--leave-one-game-out mesure l'adaptation d'e5 : sans --calibrate ni --model")
@@ -371,15 +371,16 @@ def evaluate(
     from indexer import store
 
     data = run(lambda: store.load(conf.index_dir))
-    answerer = run(lambda: Answerer.from_data(data, embedder))
+    answerer = run(lambda: build_answerer(conf, data=data, embedder=embedder, judge=None))
+    judged = run(lambda: build_answerer(conf, data=data, embedder=embedder, judge=judge)) if judge else None
     if calibrate:
-        _calibrate(Answerer.from_data(data, embedder, reranker=judge) if judge else answerer, embedder, gold)
+        _calibrate(judged or answerer, embedder, gold, conf.index_dir)
         return
     from eval.run import run_eval
 
     extra = {}
-    if judge is not None:
-        extra["hybrid+réordonnanceur"] = Answerer.from_data(data, embedder, reranker=judge)
+    if judged is not None:
+        extra["hybrid+réordonnanceur"] = judged
     if ablation:
         from eval.ablation import variants
 
@@ -442,7 +443,7 @@ def _compare_adapt(conf, gold, as_json: bool) -> None:
         typer.echo(format_report(result))
 
 
-def _calibrate(answerer, embedder, gold) -> None:
+def _calibrate(answerer, embedder, gold, index_dir: Path) -> None:
     from eval.tune import calibrate as tune
     from service.engine import calibration
 
@@ -460,11 +461,10 @@ def _calibrate(answerer, embedder, gold) -> None:
         typer.echo(f"test apparié sur dev, calibrage enregistré -> nouveau : {tests}")
         if not decision["adopt"]:
             typer.echo("pas de gain significatif (p <= 0,05) sans perte : le calibrage enregistré est gardé "
-                       f"({calibration.CALIBRATION_FILE} inchangé ; retirez-en l'entrée du modèle pour le remplacer)")
+                       "(inchangé ; retirez l'entrée du modèle de calibration.json dans l'index pour le remplacer)")
             return
-    reranker_id = answerer.reranker.model_id if answerer.reranker else None
-    calibration.save(embedder.model_id, chosen, info["measured"], reranker_id=reranker_id)
-    typer.echo(str(calibration.CALIBRATION_FILE))
+    reranker_id = answerer.judge.model_id if answerer.judge else None
+    typer.echo(str(calibration.save(embedder.model_id, chosen, info["measured"], index_dir, reranker_id=reranker_id)))
 
 
 @app.command("import")

@@ -86,14 +86,14 @@ def _serves(answerer) -> dict:
 class Shard:
     def __init__(self, name: str, folder: str, index: int):
         sys.modules.setdefault("numba", None)  # as `rulesqa serve`: bm25s's numpy scoring, no LLVM
-        from service.engine.retrieval.sharded import ShardSearch
+        from service.engine.retrieval.shard_search import ShardSearch
 
         self.folder, self.index = Path(folder), index
         self.search = ShardSearch(self.folder, index)
         self.listener = Listener(name, _replica_id(), "shard", {"corpus_hash": self.search.version}, self._reload)
 
     def _reload(self) -> dict:
-        from service.engine.retrieval.sharded import ShardSearch
+        from service.engine.retrieval.shard_search import ShardSearch
 
         self.search = ShardSearch(self.folder, self.index)
         return {"corpus_hash": self.search.version, "shard": self.index}
@@ -160,9 +160,8 @@ class Front:
 
             embedder = self.make_embedder() if self.make_embedder else None
             return load_answerer(self.settings, embedder)
-        from service.engine.answerer import Answerer
-        from service.engine.calibration import load as load_calibration
         from service.engine.retrieval.sharded import ShardedRetriever
+        from service.runtime.answerers import build_answerer
 
         if current is not None:
             embedder = current.retriever.embedder
@@ -173,9 +172,12 @@ class Front:
 
             first = Path(self.settings.index_dir) / read_shelf(self.settings.index_dir).shards[0].folder
             embedder = self.settings.model_copy(update={"index_dir": first}).index_embedder()
-        calibration = current.calibration if current else load_calibration(embedder.model_id)
-        retriever = ShardedRetriever.load(self.settings.index_dir, self.shards, embedder, calibration.fusion)
-        return Answerer(retriever, calibration, self.settings.cache_dir)
+        retriever = ShardedRetriever.load(self.settings.index_dir, self.shards, embedder)
+        # The same factory as a single index's: the calibration and the judge (RULESQA_RERANKER) are the settings'.
+        if current is not None:
+            return build_answerer(self.settings, retriever=retriever, calibration=current.calibration,
+                                  judge=current.judge)
+        return build_answerer(self.settings, retriever=retriever)
 
     def _reload_here(self) -> dict:
         from service.web.reload import load_new_version

@@ -1,55 +1,37 @@
-"""Settings measured on the eval's dev split, per embedding model: fusion, abstention, refusal signals,
-answer-set size and the common-mistake threshold.
+"""Settings measured on the eval's dev split, per embedding model: fusion, routing, abstention, refusal signals,
+answer-set size, the common-mistake threshold and the confidence of a first passage.
 
-They live in service/engine/data/calibration.json (package data), written by `rulesqa eval --calibrate` with the dev
-figures that justified them, so a change of setting is a reviewed change of a data file. A model with
-no entry, or a missing or unreadable file, gets conservative defaults (it refuses more rather than
-answer wrongly), one warning in the log, and `/health` says "calibration": "default".
+A calibration lives beside what it measured: `rulesqa eval --calibrate` writes it into the index folder
+(`calibration.json`, written atomically, carried over by every rebuild: indexer/store.py), with the dev figures
+that justified it. The package holds only defaults (service/engine/data/calibration.json: what was measured for
+each model family when it shipped), read when the index has no calibration of its own. A model with neither,
+or a missing or unreadable file, gets conservative defaults (it refuses more rather than answer wrongly), one
+warning in the log, and `/health` says "calibration": "default".
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from indexer.atomic import write_text_atomic
+from indexer.store import CALIBRATION
 from service.engine.compose.answer_set import AnswerSetPolicy
-from service.engine.compose.choices import ConfidencePolicy
 from service.engine.compose.mistakes import WarningPolicy
+from service.engine.decide.abstention import AbstentionPolicy
+from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.decide.refusal import RefusalPolicy
-from service.engine.retrieval.single import Evidence, FusionConfig
+from service.engine.retrieval.protocol import FusionConfig
+from service.engine.routing.router import RoutingPolicy
 
-CALIBRATION_FILE = Path(__file__).resolve().parent / "data" / "calibration.json"
-FEATURES = ("top", "lift", "rerank")
+DEFAULTS_FILE = Path(__file__).resolve().parent / "data" / "calibration.json"
 # A model adapted to a corpus is named after its base and a digest of that corpus
 # (indexer/e5/finetune.py); its calibration is that of its family, whatever the corpus.
 _DIGEST_SUFFIX = re.compile(r"-[0-9a-f]{12}$")
 log = logging.getLogger("rulesqa")
-
-
-@dataclass(frozen=True)
-class AbstentionPolicy:
-    """found when feature + coverage_weight * coverage >= threshold (see Evidence for the features)."""
-
-    threshold: float = -math.inf
-    feature: str = "top"
-    coverage_weight: float = 0.0
-
-    def __post_init__(self):
-        if self.feature not in FEATURES:
-            raise ValueError(f"indice d'abstention inconnu {self.feature!r} ({', '.join(FEATURES)})")
-
-    def confidence(self, evidence: Evidence) -> float:
-        value = getattr(evidence, self.feature)
-        if value is None:  # "rerank" measured with a reranker, asked without one: nothing is accepted
-            return -math.inf
-        return value + self.coverage_weight * evidence.coverage
-
-    def accepts(self, evidence: Evidence) -> bool:
-        return self.confidence(evidence) >= self.threshold
 
 
 @dataclass(frozen=True)
@@ -60,6 +42,7 @@ class Calibration:
     answer_set: AnswerSetPolicy = AnswerSetPolicy()
     warning: WarningPolicy = WarningPolicy()
     confidence: ConfidencePolicy = ConfidencePolicy()
+    routing: RoutingPolicy = RoutingPolicy()
     source: str = "calibrated"  # "default" when no measurement was found for the model
 
 
@@ -68,12 +51,13 @@ class Calibration:
 # show no common-mistake warning.
 DEFAULT = Calibration(abstention=AbstentionPolicy(threshold=0.05, feature="lift"), source="default")
 _PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
-          "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy}
+          "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy,
+          "routing": RoutingPolicy}
 
 
 def family(model_id: str, reranker_id: str | None = None) -> str:
-    """The calibration entry of a model (and reranker): "multilingual-e5-small", or
-    "multilingual-e5-small+bge-reranker-base" when a reranker judges (its scores decide the abstention)."""
+    """The calibration entry of a model (and judge): "multilingual-e5-small", or
+    "multilingual-e5-small+bge-reranker-base" when a judge re-orders (its scores decide the abstention)."""
     base = _DIGEST_SUFFIX.sub("", model_id)
     return f"{base}+{reranker_id}" if reranker_id else base
 
@@ -82,19 +66,38 @@ def _from_entry(entry: dict) -> Calibration:
     return Calibration(**{name: cls(**entry[name]) for name, cls in _PARTS.items() if name in entry})
 
 
-def load(model_id: str, path: Path = CALIBRATION_FILE, reranker_id: str | None = None) -> Calibration:
-    try:
-        entry = json.loads(Path(path).read_text("utf-8"))[family(model_id, reranker_id)]
-        return _from_entry(entry)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        # json's errors are ValueErrors; a missing entry a KeyError; a malformed one a TypeError/ValueError.
-        log.warning("pas de calibrage utilisable pour le modèle %s dans %s (%s : %s) ; réglages prudents par défaut",
-                    family(model_id, reranker_id), path, type(exc).__name__, exc)
-        return DEFAULT
+def _entry(path: Path, name: str) -> dict | None:
+    """The entry `name` of a calibration file; None when the file or the entry is absent."""
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text("utf-8")).get(name)
 
 
-def save(model_id: str, calibration: Calibration, measured: dict, path: Path = CALIBRATION_FILE,
-         reranker_id: str | None = None) -> None:
+def load(model_id: str, index_dir: Path | None = None, reranker_id: str | None = None,
+         defaults: Path = DEFAULTS_FILE) -> Calibration:
+    """The index's own calibration for the model (and judge), else the package's default for its family, else
+    DEFAULT."""
+    name = family(model_id, reranker_id)
+    places = ([Path(index_dir) / CALIBRATION] if index_dir is not None else []) + [Path(defaults)]
+    seen = []
+    for path in places:
+        try:
+            entry = _entry(path, name)
+            if entry is not None:
+                return _from_entry(entry)
+            seen.append(f"{path} : absent")
+        except (OSError, ValueError, TypeError) as exc:
+            # json's errors are ValueErrors; a malformed entry a TypeError or ValueError.
+            seen.append(f"{path} : {type(exc).__name__} : {exc}")
+    log.warning("pas de calibrage utilisable pour le modèle %s (%s) ; réglages prudents par défaut", name,
+                " ; ".join(seen))
+    return DEFAULT
+
+
+def save(model_id: str, calibration: Calibration, measured: dict, index_dir: Path,
+         reranker_id: str | None = None) -> Path:
+    """Write the calibration into the index folder (its other models' entries kept), atomically."""
+    path = Path(index_dir) / CALIBRATION
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
@@ -102,6 +105,4 @@ def save(model_id: str, calibration: Calibration, measured: dict, path: Path = C
     # An unmeasured threshold is infinite: Python's json writes and reads it as Infinity.
     entry = {name: asdict(getattr(calibration, name)) for name in _PARTS}
     data[family(model_id, reranker_id)] = {**entry, "measured_on": "dev", "measured": measured}
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", "utf-8")
-    tmp.replace(path)
+    return write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -1,16 +1,18 @@
-"""An optional judge above retrieval: a cross-encoder read from a local folder (RULESQA_RERANKER).
+"""The judge, fourth stage of an answer, optional: a cross-encoder read from a local folder (RULESQA_RERANKER).
 
 No registry here ships a French cross-encoder, so none is the default; a club with a stronger model on
 disk (a bge-reranker or mmarco folder saved by sentence-transformers) points RULESQA_RERANKER at it and
 measures its gain with `rulesqa eval` (docs/EVAL.md). It re-orders the first TOP_N passages of the answer's
 game by its own score, which then decides the abstention (service/engine/calibration.py, feature "rerank"): a
 calibration is measured per embedding model and reranker pair. It never downloads anything: a folder that
-is not a cross-encoder is a ModelError at start.
+is not a cross-encoder, or one whose classification head is missing (a bare encoder, which transformers would
+complete with a random head and so rank at random), is a ModelError at start.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 from indexer.errors import ModelError
@@ -29,9 +31,13 @@ class CrossEncoderReranker:
 
             if threads:
                 torch.set_num_threads(threads)
+            missing = _missing_weights(folder)
             self._model = CrossEncoder(str(folder), local_files_only=True, device="cpu")
         except Exception as exc:  # any unreadable folder means the same to the user
             raise ModelError(f"réordonnanceur illisible dans {folder} : {exc}") from None
+        if missing:
+            raise ModelError(f"réordonnanceur sans tête de classement entraînée dans {folder} (poids absents : "
+                             f"{', '.join(missing[:4])}) : il classerait au hasard ; donnez un cross-encoder entraîné")
         self.top_n = top_n
         self.model_id = folder.name
         digest = hashlib.sha256()
@@ -51,3 +57,19 @@ class CrossEncoderReranker:
 
         out = self._model.predict([(question, t) for t in texts], show_progress_bar=False, convert_to_numpy=True)
         return [float(x) for x in np.asarray(out, dtype=np.float64).reshape(len(texts), -1)[:, -1]]
+
+    def rerank(self, question: str, hits: list) -> list:
+        """The first `top_n` hits in the judge's order, its score as theirs (ties keep retrieval's order)."""
+        head, tail = hits[: self.top_n], hits[self.top_n:]
+        judged = self.scores(question, [h.passage.text for h in head])
+        order = sorted(range(len(head)), key=lambda i: (-judged[i], i))
+        return [replace(head[i], score=judged[i]) for i in order] + tail
+
+
+def _missing_weights(folder: Path) -> list[str]:
+    """The weights of the folder's sequence-classification model that its files do not hold."""
+    from transformers import AutoModelForSequenceClassification
+
+    _, info = AutoModelForSequenceClassification.from_pretrained(str(folder), local_files_only=True,
+                                                                 output_loading_info=True)
+    return sorted(info.get("missing_keys", []))

@@ -26,7 +26,7 @@ class Settings(BaseSettings):
     model: str | None = Field(None, description="Modèle sentence-transformers ; défaut : e5-small local.")
     # An optional cross-encoder folder on disk (service/engine/judge.py); off by default, never downloaded.
     reranker: Path | None = Field(None, description="Dossier d'un cross-encoder sentence-transformers (facultatif).")
-    cache_dir: Path = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
+    cache_dir: Path | None = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
     model_dir: Path = Field(REPO / "var" / "models" / MODEL_NAME, description="Où le modèle e5-small est construit.")
     threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")
     # The API is read-only, unauthenticated and uses no cookies, and the widget is meant to be embedded

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from indexer.errors import BuildError, IndexMismatchError, RulesqaError
 from service.engine.answerer import Answerer
+from service.runtime.answerers import build_answerer
 from service.runtime.settings import Settings
 
 log = logging.getLogger("rulesqa")
@@ -126,7 +127,7 @@ def _load(settings: Settings, embedder=None, *, check_corpus: bool):
     for failed in (data, model):
         if isinstance(failed, IndexMismatchError):
             raise failed
-    answerer = Answerer.from_data(data, model, cache_dir=settings.cache_dir, reranker=settings.reranker_model())
+    answerer = build_answerer(settings, data=data, embedder=model)
     stale = None
     if current is not None and current != answerer.retriever.manifest.corpus.hash:
         stale = f"le corpus {corpus_dir} a changé depuis l'index"
@@ -172,8 +173,6 @@ def reload_answerer(settings: Settings, current: Answerer) -> Answerer:
     manifest = store.read_manifest(settings.index_dir)
     embedder = current.retriever.embedder
     if (manifest.embedding.model_id, manifest.embedding.fingerprint) == (embedder.model_id, embedder.fingerprint()):
-        return Answerer.load(settings.index_dir, embedder, current.calibration, cache_dir=settings.cache_dir,
-                             reranker=current.reranker)
+        return build_answerer(settings, embedder=embedder, calibration=current.calibration, judge=current.judge)
     log.info("nouvelle version de l'index avec le modèle %s", manifest.embedding.model_id)
-    return Answerer.load(settings.index_dir, settings.index_embedder(), cache_dir=settings.cache_dir,
-                         reranker=current.reranker)
+    return build_answerer(settings, judge=current.judge)

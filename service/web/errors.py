@@ -6,7 +6,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from indexer.errors import IndexMismatchError, LogStoreError, QuestionError, UnknownGameError
+from indexer.errors import IndexMismatchError, LogStoreError, UnknownGameError
+
+from service.engine.errors import QuestionError
 from service.web.schemas import ErrorBody
 from service.engine.catalogue import MAX_QUERY_CHARS
 from service.questions_log.store import MAX_COMMENT_CHARS, FeedbackExistsError, LogDisabledError, NotOfferedError, UnknownAskError

@@ -8,8 +8,9 @@ import anyio
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from service.engine import limits
-from service.engine.answerer import Answerer, validate
-from service.engine.routing.follow_up import Turn
+from service.engine.answerer import Answerer
+from service.engine.question import validate
+from service.engine.question import Turn
 from service.engine.catalogue import MAX_QUERY_CHARS
 from service.web.deps import get_answerer, require_json
 from service.web.errors import BODY_ERRORS, error_responses

@@ -36,14 +36,14 @@ def desktop_page(browser):
 @pytest.fixture(scope="module")
 def logged_api(fake_index, tmp_path_factory):
     """The API on the real corpus (fake embedder) with the questions log on, in a SQLite file."""
-    from service.engine.answerer import AbstentionPolicy, Answerer
+    from service.engine.decide.abstention import AbstentionPolicy
     from service.web.app import create_app
     from service.engine.calibration import Calibration
     from service.runtime.settings import Settings
     from tests.browser.test_browser_pages import LiveServer
-    from tests.fakes import FakeEmbedder
+    from tests.fakes import fake_answerer
 
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     url = f"sqlite:///{tmp_path_factory.mktemp('log') / 'rulesqa.db'}"
     app = create_app(Settings(index_dir=fake_index, log_questions=True, database_url=url), answerer)
     server = LiveServer(app).start()

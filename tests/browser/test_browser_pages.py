@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, PHONE, new_page  # noqa: E402,F401  (shared)
-from tests.fakes import FakeEmbedder  # noqa: E402
+from tests.fakes import FakeEmbedder  # noqa: E402, fake_answerer
 from tests.fakes import REPO  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -109,12 +109,13 @@ class LiveServer:
 
 
 def _api_server(index_dir: Path) -> LiveServer:
-    from service.engine.answerer import AbstentionPolicy, Answerer
+    from service.engine.decide.abstention import AbstentionPolicy
     from service.engine.calibration import Calibration
     from service.web.app import create_app
     from service.runtime.settings import Settings
+    from tests.fakes import fake_answerer
 
-    answerer = Answerer.load(index_dir, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(index_dir, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     return LiveServer(create_app(Settings(index_dir=index_dir, cors_origins=["*"]), answerer)).start()
 
 

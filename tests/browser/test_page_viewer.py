@@ -14,7 +14,7 @@ from tests.browser.support import assert_accessible, new_page
 from tests.browser.test_browser_pages import (  # noqa: F401  (fixtures and helpers shared with the page tests)
     GOLD, LiveServer, ask_in_widget, ask_on_table, expect, host_site, open_widget, save_screenshot,
 )
-from tests.fakes import CORPUS, FakeEmbedder
+from tests.fakes import CORPUS, FakeEmbedder, fake_answerer
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ ZORGLUB = "Quand la partie s'arrête-t-elle ? Combien de cartes de la même coul
 def pdf_api(tmp_path_factory):
     from indexer.build import build_index
     from indexer.pdf import import_pdf
-    from service.engine.answerer import AbstentionPolicy, Answerer
+    from service.engine.decide.abstention import AbstentionPolicy
     from service.web.app import create_app
     from service.engine.calibration import Calibration
     from service.runtime.settings import Settings
@@ -38,7 +38,7 @@ def pdf_api(tmp_path_factory):
     pdf_fixtures.reportlab_rulebook(pdf)
     import_pdf(pdf, corpus, "zorglub", "Zorglub")
     build_index(corpus, root / "index", FakeEmbedder(), progress=False)
-    answerer = Answerer.load(root / "index", FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(root / "index", Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     server = LiveServer(create_app(Settings(index_dir=root / "index", corpus_dir=corpus, cors_origins=["*"]),
                                    answerer)).start()
     yield server

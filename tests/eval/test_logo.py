@@ -12,7 +12,7 @@ import eval.logo as logo
 from eval.gold import GoldQuestion
 from eval.logo import format_table, leave_one_game_out
 from indexer import store
-from service.engine.retrieval.single import FusionConfig
+from service.engine.retrieval.protocol import FusionConfig
 from tests.fakes import CORPUS, FakeEmbedder
 
 QUESTIONS = [

@@ -2,17 +2,17 @@
 
 import pytest
 
-from tests.fakes import FakeEmbedder
+from tests.fakes import fake_answerer
 from eval.gold import load_questions
 from eval.tune import calibrate, check_dev_only, collect, fusion_candidates, ranking_quality
 from indexer.errors import EvalError
-from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
-from service.engine.retrieval.single import FusionConfig
+from service.engine.retrieval.protocol import FusionConfig
 
 
 def test_calibration_refuses_no_answerable_dev_question_and_picks_the_best_fusion(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration())
+    answerer = fake_answerer(fake_index, Calibration())
     dev = load_questions("dev")
     chosen, info = calibrate(answerer, dev)
     table = info["fusion_table"]
@@ -27,12 +27,12 @@ def test_calibration_refuses_no_answerable_dev_question_and_picks_the_best_fusio
             answer = tuned.ask(q.question, q.game)
             assert answer.found or answer.game is None, q.id
     # The live answerer was not touched by the search.
-    assert answerer.retriever.fusion == FusionConfig() and answerer.policy == AbstentionPolicy()
+    assert answerer.retriever.fusion == FusionConfig() and answerer.calibration.abstention == AbstentionPolicy()
     assert 0.0 <= info["measured"]["abstain_recall"] <= 1.0
 
 
 def test_ranking_quality_is_a_share_of_answerable_questions(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder())
+    answerer = fake_answerer(fake_index)
     collected = collect(answerer, load_questions("dev"))
     quality = ranking_quality(answerer, collected)
     answerable = sum(a.gold.answerable for a in collected)
@@ -42,7 +42,7 @@ def test_ranking_quality_is_a_share_of_answerable_questions(fake_index):
 
 
 def test_calibration_refuses_any_split_but_dev(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder())
+    answerer = fake_answerer(fake_index)
     with pytest.raises(EvalError, match="dev"):
         calibrate(answerer, load_questions("test"))
     with pytest.raises(EvalError, match="test"):
@@ -61,9 +61,9 @@ def test_wilson_lower_bound_by_hand():
 
 def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
     from eval.tune import CONFIDENCE_PRECISION, calibrate_confidence, wilson_lower_bound
-    from service.engine.compose.choices import ConfidencePolicy
+    from service.engine.decide.confidence import ConfidencePolicy
 
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     asked = collect(answerer, load_questions("dev"))
     policy, info = calibrate_confidence(answerer, asked)
     if policy.min_gap == float("inf"):
@@ -86,13 +86,13 @@ def test_a_new_calibration_is_adopted_only_on_a_paired_tests_evidence(fake_index
     dev = load_questions("dev")
     sensible = Calibration(abstention=AbstentionPolicy(threshold=-1.0))  # answers every question
     refuse_all = Calibration(abstention=AbstentionPolicy(threshold=10.0))  # answers none
-    current = Answerer.load(fake_index, FakeEmbedder(), sensible)
+    current = fake_answerer(fake_index, sensible)
     same = adoption(current, sensible, dev)
     assert not same["adopt"] and not same["better"] and not same["worse"]
     assert {p["metric"] for p in same["pairs"]} == {"hit@1", "mrr@10", "outcome"}
     worse = adoption(current, refuse_all, dev)
     assert not worse["adopt"] and "outcome" in worse["worse"]
-    better = adoption(Answerer.load(fake_index, FakeEmbedder(), refuse_all), sensible, dev)
+    better = adoption(fake_answerer(fake_index, refuse_all), sensible, dev)
     assert better["adopt"] and "outcome" in better["better"]
     with pytest.raises(EvalError):
         adoption(current, sensible, load_questions("test"))

@@ -12,7 +12,7 @@ from indexer import store
 from indexer.analysis import ANALYZER_VERSION
 from indexer.build import build_index
 from indexer.errors import IndexMismatchError
-from service.engine.retrieval.single import Retriever
+from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 
 
 def test_manifest_records_model_corpus_and_counts(tmp_path):
@@ -168,7 +168,7 @@ def test_passage_file_reads_any_row_and_iterates_in_order(tmp_path, monkeypatch)
     import faiss
 
     from indexer import passage_file
-    from indexer.build import lexical_index
+    from indexer.lexical import lexical_index
     from indexer.corpus import Game
     from indexer.passages import Passage
 

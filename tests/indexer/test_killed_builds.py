@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from indexer.e5 import MODEL_NAME
-from service.engine.retrieval.single import Retriever
+from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from tests.fakes import CORPUS, REPO, FakeFolderEmbedder
 
 WAITING = "un autre processus construit l'index"

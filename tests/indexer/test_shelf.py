@@ -8,7 +8,8 @@ import pytest
 
 from indexer import store
 from indexer.errors import IndexMismatchError
-from indexer.shelf import assign, build_shards, is_sharded, read_shelf, restrict_lexical
+from indexer.lexical import restrict as restrict_lexical
+from indexer.shelf import assign, build_shards, is_sharded, read_shelf
 from tests.fakes import CORPUS, FakeEmbedder
 
 

@@ -10,7 +10,7 @@ from indexer.build import build_index
 from indexer.errors import CorpusError, UnknownGameError
 from indexer.update_game import update_game
 from service.engine.retrieval.fusion import MODES
-from service.engine.retrieval.single import Retriever
+from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from tests.fakes import CORPUS, FakeEmbedder
 
 QUESTIONS = ["Les pépites d'or rapportent combien ?", "Combien de dés peut-on acheter ?",

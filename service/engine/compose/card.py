@@ -14,8 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from indexer.analysis import STOPWORDS, TOKEN, fold
-from indexer.game_card import FIELDS
-from service.engine.phrases import PhraseMatcher, folded
+from indexer.passages import Passage
+from indexer.game_card import FIELDS, field_line
+from service.engine.phrases import PhraseMatcher
+from service.engine.retrieval.protocol import Hit
+from service.engine.question import Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "card_questions.json"
 
@@ -41,10 +44,10 @@ class CardQuestions:
     def load(cls, path: Path = DATA) -> CardQuestions:
         return cls(json.loads(Path(path).read_text("utf-8")))
 
-    def asked(self, question: str, name_words: frozenset[str] = frozenset()) -> CardQuestion | None:
+    def asked(self, question: str | Question, name_words: frozenset[str] = frozenset()) -> CardQuestion | None:
         """The card field the question asks about, or None when it asks something else. `name_words`: the
         folded words of the game's names, which a card question may hold ("Karuba c'est pour quel âge ?")."""
-        text = folded(question)
+        text = Question.coerce(question).folded
         best: tuple[int, str] | None = None
         for name, matcher in self._cues.items():
             for found in matcher.find(text, already_folded=True):
@@ -67,3 +70,17 @@ class CardQuestions:
 @lru_cache(maxsize=1)
 def card_questions() -> CardQuestions:
     return CardQuestions.load()
+
+
+def card_answer(card: Passage | None, field: str, hits: list) -> tuple[str | None, list]:
+    """(the card's line for the field, hits with the card first) for a card question; (None, hits) when the
+    card does not give the field (or the game has no card)."""
+    line = field_line(card.text, field) if card is not None else None
+    if line is None:
+        return None, hits
+    rest = [h for h in hits if h.passage.id != card.id]
+    shown = next((h for h in hits if h.passage.id == card.id), None)
+    if shown is None:
+        top = hits[0] if hits else None
+        shown = Hit(card, top.score if top else 1.0, top.dense if top else 0.0, 0.0)
+    return line, [shown, *rest][: len(hits) or 1]

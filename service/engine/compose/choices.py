@@ -1,45 +1,16 @@
-"""One tap instead of false certainty: when the best passage is not sure, the answer offers the best few
-as "Tu parles de… ?" choices, the best guess first.
-
-Sure means the calibrated signal says so: the fused score of the first passage stands out from the second
-by `min_gap` or more, chosen on the dev split so that what is shown as sure is right at least
-CONFIDENCE_PRECISION of the time (eval/tune.py). Without a measurement nothing is sure: every answer
-offers its choices.
-"""
+"""The "Tu parles de… ?" choices an answer offers when its best passage is not sure (decide/confidence.py)."""
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass
+
+from service.engine.answer import Choice
+from service.engine.compose.quote import citation, extract_answer, short_citation
+from service.engine.question import Question
 
 # A button shows a passage's title (its question, its bullet title) or its first words.
 LABEL_WORDS = 9
 _SPACE = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class ConfidencePolicy:
-    min_gap: float = math.inf  # sure when the first passage's fused score leads the second's by this much
-    choices: int = 3  # passages offered when not sure, the best guess included
-
-    def __post_init__(self):
-        if not 2 <= self.choices <= 5:
-            raise ValueError("choices doit valoir entre 2 et 5")
-
-    @staticmethod
-    def gap(hits: list) -> float:
-        """How far the first passage's fused score leads the second's (the first alone leads by its score)."""
-        if not hits:
-            return 0.0
-        return hits[0].score - (hits[1].score if len(hits) > 1 else 0.0)
-
-    def sure(self, hits: list) -> bool:
-        return bool(hits) and self.gap(hits) >= self.min_gap
-
-    def offered(self, hits: list) -> list:
-        """The hits offered as choices: the first `choices` ones (distinct passages by construction)."""
-        return hits[: self.choices]
 
 
 def label(passage) -> str:
@@ -50,3 +21,12 @@ def label(passage) -> str:
         return passage.title
     words = _SPACE.sub(" ", passage.text).strip().split(" ")
     return " ".join(words[:LABEL_WORDS]) + (" …" if len(words) > LABEL_WORDS else "")
+
+
+def choices(offered: list, question: Question, title_of) -> list[Choice]:
+    """The offered hits as choices (none when there is only one); `title_of`: game id -> the game's title."""
+    if len(offered) < 2:
+        return []
+    return [Choice(h.passage.id, label(h.passage), extract_answer(h.passage, question),
+                   citation(h.passage, title_of(h.passage.game)), short_citation(h.passage), i == 0)
+            for i, h in enumerate(offered)]

@@ -2,10 +2,10 @@
 
 `ShardSearch` holds one shard folder and answers for its games: the candidates of one game (a question
 with a game, or the game retrieval routed to), or its best rows for a question naming no game.
-`ShardedRetriever` stands where a `Retriever` stands for the `Answerer`, which is unchanged: it encodes
+`ShardedRetriever` implements the `Retriever` protocol (retrieval/protocol.py) as the single index does: it encodes
 the question once, asks the game's shard only, or every shard at once and merges their best rows (by
 score, ties by the single index's row), then fuses the candidates itself, from their stored float16
-vectors, exactly as `Retriever.rank` does. The shards' BM25 statistics are the shelf's, so the scores
+vectors, exactly as `SingleIndexRetriever.rank` does. The shards' BM25 statistics are the shelf's, so the scores
 are the single index's; what the service reads besides them (words, centroid, games, the common-mistake
 passages) is the catalogue's. A shard is reached through a client: in process (`LocalShard`), or a
 Ray Serve handle (service/cluster/).
@@ -20,188 +20,16 @@ from pathlib import Path
 import numpy as np
 
 from indexer import store
-from indexer.analysis import analyze
-from indexer.errors import IndexMismatchError, QuestionError, UnknownGameError
+from indexer.errors import IndexMismatchError, UnknownGameError
 from indexer.passages import Passage
 from indexer.shelf import Shelf, read_shelf
+from service.engine.errors import QuestionError
+from service.engine.question import Question
 from service.engine.retrieval.fusion import MODES, fuse
-from service.engine.compose.mistakes import is_mistakes_section
-from service.engine.retrieval.single import CANDIDATES, GAME_WORDS_KEPT, SHELF_SEARCH_GAMES, FusionConfig, Hit, Retriever, Scores, _top
-
-# How deep each shard's dense ranking goes for a question naming no game: the routing reads the games
-# of the first CANDIDATES * AMBIGUOUS_GAMES rows (service/engine/answerer.py: likely_games).
-SHELF_DEPTH = CANDIDATES * 3
-
-
-@dataclass
-class Candidates:
-    """Rows of one game or of the shelf that a ranking fuses: single-index row numbers (sorted), stored
-    vectors, BM25 scores and passages."""
-
-    rows: np.ndarray
-    vectors: np.ndarray  # float16, as stored
-    lexical: np.ndarray  # float64
-    passages: list[Passage]
-
-    @classmethod
-    def empty(cls, dim: int) -> Candidates:
-        return cls(np.zeros(0, np.int64), np.zeros((0, dim), np.float16), np.zeros(0), [])
-
-
-@dataclass
-class GameResult:
-    version: str
-    terms: list[str]
-    n_terms: int
-    candidates: Candidates
-
-
-@dataclass
-class ShelfResult:
-    version: str
-    terms: list[str]
-    n_terms: int
-    dense_rows: np.ndarray  # the shard's best rows by cosine (single-index numbers), best first
-    dense_cosines: np.ndarray  # their cosines as the shard's ranking computed them (for the merge)
-    dense_dots: np.ndarray  # vector · question one row at a time (what Retriever.likely_games reports)
-    dense_games: list[str]
-    lexical_rows: np.ndarray
-    lexical_scores: np.ndarray
-    pool: Candidates  # the rows of the first CANDIDATES of both lists
-    top_game: str | None  # the game of the shard's best row, and its candidates from these scores
-    top_candidates: Candidates | None
-
-
-class _Given:
-    """An 'embedder' that returns the question vector the front already computed."""
-
-    def __init__(self, vector: np.ndarray):
-        self.vector = vector
-
-    def encode_queries(self, texts):
-        return self.vector[None, :]
-
-
-class ShardSearch:
-    """One shard folder, loaded once. Its rows are numbered as in the single index of the shelf."""
-
-    def __init__(self, shelf_folder: Path, index: int):
-        shelf = read_shelf(shelf_folder)
-        self.info = shelf.shards[index]
-        data = store.load(Path(shelf_folder) / self.info.folder)
-        if data.manifest.corpus.hash != self.info.corpus_hash:
-            raise IndexMismatchError(f"le shard {self.info.folder} ne correspond pas au catalogue : {store.REBUILD_HINT}")
-        self.retriever = Retriever(data, embedder=None)
-        self.version = self.info.corpus_hash
-        self.global_rows = np.zeros(len(data.passages), dtype=np.int64)
-        for game, start in zip(self.info.games, self.info.starts):
-            rows = self.retriever._rows_of_game[game]
-            self.global_rows[rows] = start + np.arange(len(rows))
-
-    def _with(self, vector: np.ndarray) -> Retriever:
-        return self.retriever.with_embedder(_Given(np.asarray(vector, dtype=np.float32)))
-
-    def _candidates(self, local: np.ndarray, scores: Scores) -> Candidates:
-        local = np.unique(local)
-        data = self.retriever.data
-        return Candidates(self.global_rows[local], np.asarray(data.vectors[local], dtype=np.float16),
-                          np.asarray(scores.lexical[local - scores.offset], dtype=np.float64),
-                          [data.passages[int(r)] for r in local])
-
-    def _game_candidates(self, retriever: Retriever, scores: Scores, game: str) -> Candidates:
-        rows = retriever._rows_of_game[game]
-        if not len(rows):
-            return Candidates.empty(retriever.data.vectors.shape[1])
-        dense = retriever._dense_candidates(scores, game, rows)
-        lexical = retriever._lexical_candidates(scores, game, rows)
-        return self._candidates(np.concatenate([dense, lexical]), scores)
-
-    def game(self, question: str, vector: np.ndarray, game: str) -> GameResult:
-        """The candidates of `game` for the question, as `Retriever.score(question, game)` then `rank`."""
-        retriever = self._with(vector)
-        scores = retriever.score(question, game)
-        return GameResult(self.version, scores.terms, scores.n_terms, self._game_candidates(retriever, scores, game))
-
-    def shelf(self, question: str, vector: np.ndarray, depth: int = SHELF_DEPTH) -> ShelfResult:
-        """The shard's part of a shelf-wide scoring (`Retriever.score(question)`): its best rows by cosine
-        and by BM25, the candidates they bring, and those of its best game."""
-        retriever = self._with(vector)
-        data = retriever.data
-        vector = np.asarray(vector, dtype=np.float32)
-        analyzed = analyze(question)
-        terms = [t for t in analyzed if t in data.lexical.vocab_dict]
-        n = len(data.passages)
-        lexical = np.asarray(data.lexical.get_scores(terms), dtype=np.float64) if terms else np.zeros(n)
-        if retriever._exact:
-            cosines = data.vectors @ vector
-            order = np.argsort(-cosines, kind="stable")
-            values = cosines[order[:depth]]
-        else:
-            wanted = min(n, CANDIDATES * max(1, min(len(retriever.game_ids), SHELF_SEARCH_GAMES)))
-            distances, ids = data.dense.search(vector[None, :], wanted)
-            keep = ids[0] >= 0
-            order, values = ids[0][keep], distances[0][keep][:depth]
-        scores = Scores(vector, terms, len(analyzed), lexical, order, _top(lexical, CANDIDATES))
-        top = order[:depth]
-        game_of = retriever._game_of_row
-        top_game = retriever.game_ids[game_of[top[0]]] if len(top) else None
-        return ShelfResult(
-            self.version, terms, len(analyzed), self.global_rows[top], np.asarray(values, dtype=np.float32),
-            np.array([float(data.vectors[r] @ vector) for r in top]), [retriever.game_ids[game_of[r]] for r in top],
-            self.global_rows[scores.lexical_order], lexical[scores.lexical_order],
-            self._candidates(np.concatenate([order[:CANDIDATES], scores.lexical_order]), scores),
-            top_game, self._game_candidates(retriever, scores, top_game) if top_game else None)
-
-    def shelf_game(self, question: str, vector: np.ndarray, game: str) -> GameResult:
-        """The candidates of `game` from shelf-wide scores (as `rank(score(question), game)`)."""
-        result = self.shelf(question, vector)
-        if result.top_game == game:
-            return GameResult(self.version, result.terms, result.n_terms, result.top_candidates)
-        retriever = self._with(vector)
-        scores = retriever.score(question)
-        return GameResult(self.version, scores.terms, scores.n_terms, self._game_candidates(retriever, scores, game))
-
-    def passage(self, game: str, passage_id: str) -> Passage | None:
-        return self.retriever.passage(game, passage_id)
-
-    def vocabulary(self, game: str) -> tuple[str, frozenset[str]]:
-        """The game's folded text and words (Retriever.game_text, game_words)."""
-        return self.retriever.game_text(game), self.retriever.game_words(game)
-
-    def card(self, game: str) -> Passage | None:
-        return self.retriever.card(game)
-
-    def best_lexical(self, question: str, game: str) -> float:
-        # The shard's BM25 is the shelf's restricted to its rows: the same score as the single index's.
-        return self.retriever.best_lexical(question, game)
-
-    def mistakes(self) -> tuple[np.ndarray, list[str | None], np.ndarray, list[Passage]]:
-        """(single-index rows, sections, float16 vectors, passages) of the shard's common-mistake passages."""
-        rows = self.retriever.data.rows
-        marked = [i for i, s in enumerate(rows.sections) if is_mistakes_section(s)]
-        local = np.flatnonzero(np.isin(rows.section, marked))
-        data = self.retriever.data
-        return (self.global_rows[local], [rows.sections[rows.section[r]] for r in local],
-                np.asarray(data.vectors[local], dtype=np.float16), [data.passages[int(r)] for r in local])
-
-
-class _Done:
-    def __init__(self, value):
-        self.value = value
-
-    def result(self):
-        return self.value
-
-
-class LocalShard:
-    """A shard in this process; `call` returns what a Ray handle's call returns, something with .result()."""
-
-    def __init__(self, search: ShardSearch):
-        self.search = search
-
-    def call(self, method: str, *args):
-        return _Done(getattr(self.search, method)(*args))
-
+from service.engine.retrieval.mistakes import Mistakes
+from service.engine.retrieval.protocol import Evidence, FusionConfig, Hit
+from service.engine.retrieval.shard_search import SHELF_DEPTH, Candidates
+from service.engine.retrieval.single import CANDIDATES, GAME_WORDS_KEPT
 
 @dataclass
 class ShardedScores:
@@ -220,9 +48,9 @@ class ShardedScores:
     pool: dict[int, tuple[np.ndarray, float, Passage]] = field(default_factory=dict)
 
 
-class _CatalogueData:
-    """What the Answerer reads of `retriever.data` besides the retriever's methods: the shelf's words,
-    and the common-mistake passages with their rows and vectors (service/engine/compose/mistakes.py)."""
+class _MistakeTable:
+    """Every shard's common-mistake passages, with their rows and vectors, gathered once by the front: what
+    `nearest_mistake` searches (retrieval/mistakes.py), as the single index searches its own."""
 
     def __init__(self, shelf: Shelf, parts: list, exact: bool):
         dim = len(shelf.centroid)
@@ -233,10 +61,6 @@ class _CatalogueData:
         order = np.argsort(rows, kind="stable")
         names = sorted({s for s in sections if s is not None})
         game_index = {g.id: i for i, g in enumerate(shelf.games)}
-        self.manifest = shelf.manifest
-        self.words = shelf.words
-        self.games = shelf.games
-        self.centroid = shelf.centroid
         self.passages = [passages[i] for i in order]
         self.rows = store.Rows(np.array([game_index[p.game] for p in self.passages], dtype=np.int32),
                                np.array([names.index(sections[i]) if sections[i] is not None else -1 for i in order],
@@ -244,6 +68,7 @@ class _CatalogueData:
         stacked = vectors[order]
         # As the single index holds them: float32 when exact, the stored float16 above (store.load).
         self.vectors = stacked.astype(np.float32) if exact else stacked
+        self.mistakes = Mistakes(self.passages, self.rows, [g.id for g in shelf.games])
 
 
 class ShardedRetriever:
@@ -260,9 +85,9 @@ class ShardedRetriever:
         self._exact = shelf.manifest.dense_index == "IndexFlatIP"
         self._versions = [s.corpus_hash for s in shelf.shards]
         self._rows = int(sum(s.passages for s in shelf.shards))
-        self.data = _CatalogueData(shelf, [c.call("mistakes").result() for c in clients], self._exact)
+        self.words = shelf.words
+        self._mistakes = _MistakeTable(shelf, [c.call("mistakes").result() for c in clients], self._exact)
         self._game_words: dict[str, tuple[str, frozenset[str]]] = {}
-        self.passages = self.data.passages
 
     @classmethod
     def load(cls, folder: Path, clients: list, embedder, fusion: FusionConfig | None = None) -> ShardedRetriever:
@@ -324,11 +149,18 @@ class ShardedRetriever:
     def card(self, game_id: str) -> Passage | None:
         return self._on_shard("card", game_id)
 
-    def best_lexical(self, question: str, game_id: str) -> float:
-        return self._on_shard("best_lexical", game_id, question)
+    def best_lexical(self, question: str | Question, game_id: str) -> float:
+        return self._on_shard("best_lexical", game_id, Question.coerce(question).text)
 
-    def score(self, question: str, game: str | None = None) -> ShardedScores:
-        vector = self.embedder.encode_queries([question])[0]
+    def nearest_mistake(self, scores: ShardedScores, game: str, exclude: set[str]) -> tuple[Passage, float] | None:
+        return self._mistakes.mistakes.best(self._mistakes.vectors, scores.vector, game, exclude)
+
+    def score(self, question: str | Question, game: str | None = None, vector: np.ndarray | None = None
+              ) -> ShardedScores:
+        question = Question.coerce(question)
+        if vector is None:
+            vector = self.embedder.encode_queries([question.text])[0]
+        question = question.text
         if game is not None:
             self.game(game)
             shard = self._shard_of[game]
@@ -398,12 +230,5 @@ class ShardedRetriever:
     def coverage(self, scores: ShardedScores) -> float:
         return len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
 
-    def evidence(self, scores: ShardedScores, hit: Hit):
-        from service.engine.retrieval.single import Evidence
-
+    def evidence(self, scores: ShardedScores, hit: Hit) -> Evidence:
         return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), self.coverage(scores))
-
-
-def local_shards(folder: Path) -> list[LocalShard]:
-    """Every shard of the sharded index `folder`, loaded in this process."""
-    return [LocalShard(ShardSearch(folder, i)) for i in range(len(read_shelf(folder).shards))]

@@ -7,11 +7,10 @@ added to its own.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
-from indexer.analysis import analyze, fold
-from service.engine.phrases import folded
+from indexer.analysis import analyze
+from service.engine.question import Question, Turn
 
 # A follow-up opens with a connector ("et si…", "mais…") or is too short to stand on its own.
 _CONNECTOR = re.compile(r"^(et|mais|sinon|pareil|idem|meme|aussi|alors|ou bien|ou alors|dans ce cas|and|but|what if"
@@ -19,23 +18,16 @@ _CONNECTOR = re.compile(r"^(et|mais|sinon|pareil|idem|meme|aussi|alors|ou bien|o
 MAX_ELLIPTIC_TERMS = 3
 
 
-@dataclass(frozen=True)
-class Turn:
-    """The previous question, as the client asked it, and the game its answer was about (None: none)."""
-
-    question: str
-    game: str | None = None
-
-
-def elliptic(question: str, known: frozenset[str] | None = None) -> bool:
+def elliptic(question: str | Question, known: frozenset[str] | None = None) -> bool:
     """The question leans on the previous one: it opens with a connector, or it has few terms of its own and
     (when `known`, the folded stems of the game's rules, is given) all of them are words of the rules. A short
     question with a word the rules never use opens a new topic ("Peut-on jouer avec des licornes volantes ?"):
     asked with the previous question's words it would get the previous answer; asked on its own it can be
     refused. A connector ("et…", "mais…") is the player's own word that it follows on: always kept."""
-    if _CONNECTOR.match(folded(question)):
+    question = Question.coerce(question)
+    if _CONNECTOR.match(question.folded):
         return True
-    return len(analyze(question)) <= MAX_ELLIPTIC_TERMS and (known is None or set(analyze(fold(question))) <= known)
+    return len(question.terms) <= MAX_ELLIPTIC_TERMS and (known is None or question.folded_terms <= known)
 
 
 @lru_cache(maxsize=64)

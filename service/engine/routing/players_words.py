@@ -24,37 +24,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from indexer.analysis import APOSTROPHES, STOPWORDS, _stemmer, fold
+from indexer.analysis import APOSTROPHES, STOPWORDS, fold
+from service.engine.question import Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "lexicon.json"
 _WORD = re.compile(r"\w+")
 _ELIDED = frozenset({"l", "d", "j", "n", "s", "c", "t", "m", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"})
 
 
-@dataclass(frozen=True)
-class Term:
-    stem: str  # as the lexical index has it
-    start: int  # character offsets of the word in the question
-    end: int
-
-
-def terms(text: str) -> list[Term]:
-    """The analysed terms of `text` (as indexer.analysis.analyze gives them) with their offsets."""
-    text = text.translate(APOSTROPHES)
-    kept = []
-    for m in _WORD.finditer(text):
-        word = m.group().lower()
-        if word.replace("_", "") == "" or word in STOPWORDS:
-            continue
-        if word in _ELIDED and text[m.end(): m.end() + 1] == "'":
-            continue
-        kept.append((word, m.start(), m.end()))
-    stems = _stemmer().stemWords([w for w, _, _ in kept])
-    return [Term(fold(s), a, b) for s, (_, a, b) in zip(stems, kept)]
-
-
 def stems(phrase: str) -> tuple[str, ...]:
-    return tuple(t.stem for t in terms(phrase))
+    return Question.of(phrase).terms
 
 
 @dataclass(frozen=True)
@@ -131,35 +110,37 @@ class Lexicon:
             self._tables[key] = table
         return table
 
-    def rewrite(self, question: str, vocabulary: frozenset[str], own: Iterable[tuple[str, Iterable[str]]] = (),
+    def rewrite(self, question: str | Question, vocabulary: frozenset[str], own: Iterable[tuple[str, Iterable[str]]] = (),
                 key=None) -> Rewrite:
         """The question as the game's rulebook would word it. `vocabulary`: the folded words of the game's
         text; `own`: the game's header lexicon, (rulebook word, players' words) pairs, applied first; `key`:
         names the game, so that what its words decide is computed once."""
-        found = terms(question)
+        question = Question.coerce(question)
+        found = question.spans  # (stem, start, end)
+        text = question.text
         if not found:
-            return Rewrite(question, ())
-        stems_found = {t.stem for t in found}
+            return Rewrite(text, ())
+        stems_found = {stem for stem, _, _ in found}
         taken: list[tuple[int, int, str]] = []  # (start, end, replacement) over the question's characters
         for entry, target in self._table(vocabulary, own, key):
             if entry.stems[0] not in stems_found:
                 continue
             for i in range(len(found) - len(entry.stems) + 1):
                 window = found[i: i + len(entry.stems)]
-                if tuple(t.stem for t in window) != entry.stems:
+                if tuple(stem for stem, _, _ in window) != entry.stems:
                     continue
-                start, end = window[0].start, window[-1].end
+                start, end = window[0][1], window[-1][2]
                 if not any(a < end and start < b for a, b, _ in taken):
                     taken.append((start, end, target))
         if not taken:
-            return Rewrite(question, ())
+            return Rewrite(text, ())
         taken.sort()
         out, last, replaced = [], 0, []
         for start, end, target in taken:
-            out += [question[last:start], target]
-            replaced.append((question[start:end], target))
+            out += [text[last:start], target]
+            replaced.append((text[start:end], target))
             last = end
-        out.append(question[last:])
+        out.append(text[last:])
         added = tuple(s for _, target in replaced for s in stems(target))
         return Rewrite("".join(out), added, tuple(replaced))
 

@@ -7,8 +7,7 @@ import pytest
 
 from indexer.build import build_index
 from indexer.pdf import import_pdf
-from service.engine.answerer import Answerer
-from tests.fakes import CORPUS
+from tests.fakes import CORPUS, fake_answerer
 
 pytestmark = pytest.mark.model
 
@@ -21,7 +20,7 @@ def answerer(tmp_path_factory, real_embedder, labelled_pdf):
     import_pdf(labelled_pdf[0], corpus, "zorglub", "Zorglub")
     # The base model (no adaptation to this corpus): enough to find a passage, and cheap to index.
     build_index(corpus, root / "index", real_embedder, progress=False)
-    return Answerer.load(root / "index", real_embedder)
+    return fake_answerer(root / "index", embedder=real_embedder)
 
 
 @pytest.mark.parametrize("question, game, page, fragment", [

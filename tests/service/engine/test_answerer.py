@@ -2,17 +2,20 @@
 
 import pytest
 
-from tests.fakes import FakeEmbedder
-from indexer.errors import QuestionError, UnknownGameError
+from service.engine.routing.router import RoutingPolicy
+from tests.fakes import fake_answerer
+from service.engine.errors import QuestionError
+from indexer.errors import UnknownGameError
 from indexer.passages import Passage
-from service.engine.answerer import AbstentionPolicy, Answerer, citation, extract_answer, short_citation
-from service.engine.compose.choices import ConfidencePolicy
+from service.engine.decide.abstention import AbstentionPolicy
+from service.engine.compose.quote import citation, extract_answer, short_citation
+from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.calibration import Calibration
 
 
 @pytest.fixture
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    return fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
 
 
 def test_answer_object_shape_and_citation(answerer):
@@ -35,7 +38,7 @@ def test_answer_object_shape_and_citation(answerer):
 
 
 def test_weak_evidence_abstains_but_lists_nearest_passages(fake_index):
-    strict = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.99)))
+    strict = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.99)))
     result = strict.ask("Les pépites d'or rapportent combien ?", "karuba")
     assert result.found is False and result.answer is None
     assert "ne trouve pas" in result.message and "Karuba" in result.message
@@ -55,13 +58,13 @@ def test_game_detected_from_retrieval_evidence(answerer):
 
 
 def test_no_shared_word_means_no_game_even_when_the_policy_accepts_everything(fake_index):
-    permissive = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy()))
+    permissive = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy()))
     result = permissive.ask("xylophone zeppelin quokka")
     assert result.game is None and result.found is False and len(result.passages) == 5
 
 
 def test_off_topic_without_game_abstains_with_no_game(fake_index):
-    strict = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.99)))
+    strict = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.99)))
     result = strict.ask("Quelle est la recette de la pâte à crêpes ?")
     assert result.found is False and result.game is None and result.game_detected is False
     assert "jeux que je connais" in result.message
@@ -129,7 +132,7 @@ def test_misspelt_title_routes_and_is_not_an_unknown_game(fake_index, question, 
     from service.engine.decide.refusal import RefusalPolicy
 
     # Unknown capitalised names refused as another game's: the misspelt title must not be one.
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2),
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2),
                                                                      refusal=RefusalPolicy(names=True)))
     result = answerer.ask(question)
     assert result.game.id == game and result.game_detected is True
@@ -137,14 +140,11 @@ def test_misspelt_title_routes_and_is_not_an_unknown_game(fake_index, question, 
     assert all(p.game == game for p in result.passages)
 
 
-def test_close_evidence_between_games_asks_which_game(answerer, monkeypatch):
-    from service.engine import answerer as answer_module
-
+def test_close_evidence_between_games_asks_which_game(answerer):
     question = "les pépites d'or et les cristaux ramassés rapportent combien de points ?"
-    # Every other game counts as close: the answerer must ask rather than pick one...
-    monkeypatch.setattr(answer_module, "AMBIGUITY_MARGIN", 2.0)
-    # ...unless the lexical retriever alone settles it (test_a_dominant_lexical_game_routes): not here.
-    monkeypatch.setattr(answer_module, "LEXICAL_DOMINANCE", float("inf"))
+    # Every other game counts as close: the answerer must ask rather than pick one, unless the lexical
+    # retriever alone settles it (test_a_dominant_lexical_game_routes): not here.
+    answerer = answerer.reconfigured(routing=RoutingPolicy(ambiguity_margin=2.0, lexical_dominance=float("inf")))
     result = answerer.ask(question).to_dict()
     assert result["found"] is False and result["game"] is None and result["answer"] is None
     refusal = result["refusal"]
@@ -160,29 +160,28 @@ def test_close_evidence_between_games_asks_which_game(answerer, monkeypatch):
 def test_a_misspelt_name_near_two_games_asks_which(fake_index):
     from dataclasses import replace
 
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     # Two games whose names are one letter from the question's "Cubirts", at the same place.
     retriever = answerer.retriever
     games = [replace(g, aliases=("Cubirys",)) if g.id == "cubitos" else g for g in retriever.games]
     from service.engine.routing.names import GameNames
 
     answerer.names = GameNames(games, answerer.signaller.vocabulary)
+    answerer = answerer.with_features()  # its router reads the names again
     result = answerer.ask("Cubirts : quand la partie se termine ?").to_dict()
     assert result["found"] is False and result["refusal"]["reason"] == "ambiguous_game"
     assert {g["id"] for g in result["refusal"]["games"]} == {"cubirds", "cubitos"}
     assert result["message"].startswith("Précisez le jeu : ")
 
 
-def test_a_dominant_lexical_game_routes(answerer, monkeypatch):
-    from service.engine import answerer as answer_module
-
-    monkeypatch.setattr(answer_module, "AMBIGUITY_MARGIN", 2.0)  # every game as close by cosine
+def test_a_dominant_lexical_game_routes(answerer):
+    answerer = answerer.reconfigured(routing=RoutingPolicy(ambiguity_margin=2.0))  # every game as close by cosine
     result = answerer.ask("les pépites d'or et les cristaux ramassés rapportent combien de points ?")
     assert result.game is not None and result.game.id == "karuba" and result.game_detected
 
 
 def card_answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    return fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
 
 
 def test_a_card_question_is_answered_by_the_card_line(fake_index):

@@ -10,35 +10,64 @@ import pytest
 
 from service.engine import calibration
 from service.engine.compose.answer_set import AnswerSetPolicy
-from service.engine.calibration import DEFAULT, AbstentionPolicy, Calibration, RefusalPolicy
-from service.engine.retrieval.single import FusionConfig
+from service.engine.calibration import DEFAULT, Calibration
+from service.engine.decide.abstention import AbstentionPolicy
+from service.engine.decide.refusal import RefusalPolicy
+from service.engine.retrieval.protocol import FusionConfig
+from service.engine.routing.router import RoutingPolicy
 from tests.fakes import REPO
 
 
 def test_saved_calibration_round_trips_with_infinite_thresholds(tmp_path):
-    path = tmp_path / "calibration.json"
     chosen = Calibration(FusionConfig("weighted", 0.8), AbstentionPolicy(0.02, "lift"),
-                         RefusalPolicy(off_topic_margin=0.01, names=True), AnswerSetPolicy(0.1, 3, "dense"))
-    calibration.save("modele-x", chosen, {"hit@1": 0.5}, path)
-    loaded = calibration.load("modele-x", path)
+                         RefusalPolicy(off_topic_margin=0.01, names=True), AnswerSetPolicy(0.1, 3, "dense"),
+                         routing=RoutingPolicy(ambiguity_margin=0.004, lexical_dominance=3.0))
+    path = calibration.save("modele-x", chosen, {"hit@1": 0.5}, tmp_path)
+    assert path == tmp_path / "calibration.json" and not list(tmp_path.glob(".*.tmp"))  # written whole, in place
+    loaded = calibration.load("modele-x", tmp_path)
     assert loaded == chosen and loaded.source == "calibrated"
     assert math.isinf(loaded.refusal.beyond_rules_margin) and math.isinf(loaded.warning.min_cosine)
 
 
+def test_an_index_s_calibration_comes_before_the_package_defaults(tmp_path):
+    shipped = calibration.load("multilingual-e5-small")  # the package's default for the family
+    assert shipped.source == "calibrated"
+    own = Calibration(abstention=AbstentionPolicy(0.5, "lift"))
+    calibration.save("multilingual-e5-small", own, {}, tmp_path)
+    assert calibration.load("multilingual-e5-small", tmp_path) == own != shipped
+    assert calibration.load("multilingual-e5-small", tmp_path / "elsewhere") == shipped  # no file there
+    # Another model's entry in the index does not stand for this one's.
+    other = tmp_path / "other"
+    other.mkdir()
+    calibration.save("autre-modele", own, {}, other)
+    assert calibration.load("multilingual-e5-small", other) == shipped
+
+
+def test_a_rebuild_keeps_the_index_s_calibration(tmp_path):
+    from indexer.build import build_index
+    from tests.fakes import CORPUS, FakeEmbedder
+
+    index = tmp_path / "index"
+    build_index(CORPUS, index, FakeEmbedder(), progress=False)
+    own = Calibration(abstention=AbstentionPolicy(0.4, "lift"))
+    calibration.save("fake-hashing", own, {}, index)
+    build_index(CORPUS, index, FakeEmbedder(salt="autre"), progress=False)  # a new version of the folder
+    assert calibration.load("fake-hashing", index) == own
+
+
 def test_an_adapted_model_uses_its_family_calibration(tmp_path):
-    path = tmp_path / "calibration.json"
     chosen = Calibration(abstention=AbstentionPolicy(0.03, "lift"))
-    calibration.save("multilingual-e5-small-adapted-0123456789ab", chosen, {}, path)
-    assert calibration.load("multilingual-e5-small-adapted-fedcba987654", path) == chosen
+    path = calibration.save("multilingual-e5-small-adapted-0123456789ab", chosen, {}, tmp_path)
+    assert calibration.load("multilingual-e5-small-adapted-fedcba987654", tmp_path) == chosen
     assert list(json.loads(path.read_text())) == ["multilingual-e5-small-adapted"]
 
 
 @pytest.mark.parametrize("content", [None, "{pas du json", '{"autre-modele": {}}', '{"m": {"abstention": {"seuil": 1}}}'])
 def test_missing_foreign_or_broken_calibration_falls_back_to_refusing_defaults(tmp_path, caplog, content):
-    path = tmp_path / "calibration.json"
+    path = tmp_path / "calibration.json"  # an index's
     if content is not None:
         path.write_text(content)
-    loaded = calibration.load("m", path)
+    loaded = calibration.load("m", tmp_path, defaults=tmp_path / "absent.json")
     assert loaded == DEFAULT and loaded.source == "default"
     assert math.isfinite(loaded.abstention.threshold) and loaded.abstention.threshold > 0  # it still refuses
     assert len([r for r in caplog.records if r.levelname == "WARNING"]) == 1
@@ -60,8 +89,8 @@ def test_an_installed_wheel_ships_and_reads_its_calibration(tmp_path):
     assert (site / "service" / "engine" / "data" / "calibration.json").is_file()
     assert (site / "service" / "engine" / "data" / "reference_questions.json").is_file()
     assert (site / "service" / "web" / "static" / "widget.js").is_file()
-    code = ("import service.engine.calibration as c, service.engine.decide.refusal as r; "
-            f"assert c.CALIBRATION_FILE.is_relative_to(r'{site}'), c.CALIBRATION_FILE; "
+    code = ("import service.engine.calibration as c, service.engine.decide.signals as r; "
+            f"assert c.DEFAULTS_FILE.is_relative_to(r'{site}'), c.DEFAULTS_FILE; "
             "k = c.load('multilingual-e5-small'); r.reference_questions(); print(k.source)")
     # Run from the extracted wheel only: PYTHONPATH puts it before the editable checkout.
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,

@@ -2,12 +2,15 @@
 
 import pytest
 
-from service.engine.answerer import Answerer, validate
-from service.engine.calibration import AbstentionPolicy, Calibration
+
+from service.engine.question import validate
+from service.engine.decide.abstention import AbstentionPolicy
+from service.engine.calibration import Calibration
 from indexer.analysis import fold
-from service.engine.routing.follow_up import Turn, combined, elliptic, known_terms
-from indexer.errors import QuestionError
-from tests.fakes import FakeEmbedder
+from service.engine.question import Turn
+from service.engine.routing.follow_up import combined, elliptic, known_terms
+from service.engine.errors import QuestionError
+from tests.fakes import fake_answerer
 
 
 @pytest.mark.parametrize("question, expected", [
@@ -28,7 +31,7 @@ def test_combined_text_carries_both_questions():
 
 
 def test_a_follow_up_keeps_the_previous_game(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=-1.0)))
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=-1.0)))
     follow = answerer.ask("et à deux ?", previous=Turn("Combien de trésors par temple ?", "karuba"))
     assert follow.game.id == "karuba" and follow.game_detected
     # A game named in the follow-up wins over the previous turn's.
@@ -55,7 +58,7 @@ def test_a_word_the_rules_never_use_opens_a_new_topic():
 
 
 def test_an_unknown_topic_after_a_found_answer_is_asked_on_its_own(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     previous = Turn("Les pépites d'or rapportent combien à la fin ?", "karuba")
     alone = answerer.ask("Peut-on jouer avec des licornes volantes ?", game="karuba")
     after = answerer.ask("Peut-on jouer avec des licornes volantes ?", game="karuba", previous=previous)

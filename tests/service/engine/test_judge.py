@@ -4,11 +4,11 @@ abstention; off by default. A tiny random cross-encoder built here stands for a 
 import pytest
 
 from indexer.errors import ModelError
-from service.engine.answerer import Answerer
-from service.engine.calibration import AbstentionPolicy, Calibration
+from service.engine.decide.abstention import AbstentionPolicy
+from service.engine.calibration import Calibration
 from service.engine.judge import CrossEncoderReranker
 from service.runtime.settings import load_settings
-from tests.fakes import FakeEmbedder, tiny_cross_encoder
+from tests.fakes import tiny_cross_encoder, fake_answerer
 
 QUESTION = "Les pépites d'or rapportent combien à la fin ?"
 
@@ -29,10 +29,10 @@ def test_scores_are_probabilities_one_per_text(reranker):
 
 
 def test_the_reranker_orders_the_passages_and_its_score_decides(fake_index, reranker):
-    plain = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
-    judged = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.0,
+    plain = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    judged = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.0,
                                                                                                feature="rerank")),
-                           reranker=reranker)
+                           judge=reranker)
     before = plain.ask(QUESTION, "karuba", k=8)
     after = judged.ask(QUESTION, "karuba", k=8)
     texts = [p.text for p in after.passages]
@@ -47,7 +47,7 @@ def test_the_reranker_orders_the_passages_and_its_score_decides(fake_index, rera
 
 
 def test_a_rerank_calibration_without_a_reranker_accepts_nothing(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.0,
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.0,
                                                                                                   feature="rerank")))
     assert not answerer.ask(QUESTION, "karuba").found
 

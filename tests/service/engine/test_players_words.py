@@ -1,15 +1,9 @@
 """The players' words read as the rulebook's."""
 
 from indexer.analysis import folded_words
-from service.engine.routing.players_words import Lexicon, lexicon, terms
+from service.engine.routing.players_words import Lexicon, lexicon
 
 KARUBA_WORDS = folded_words("Pose ta plaquette sur une case libre. Chacun explore son île. L'aventurier avance.".split())
-
-
-def test_terms_are_the_analyzer_s_with_offsets():
-    found = terms("l'aventurier tourne ses tuiles ?")
-    assert [t.stem for t in found] == ["aventuri", "tourn", "tuil"]
-    assert [("l'aventurier tourne ses tuiles ?"[t.start:t.end]) for t in found] == ["aventurier", "tourne", "tuiles"]
 
 
 def test_a_word_the_rulebook_lacks_becomes_the_group_word_it_uses():

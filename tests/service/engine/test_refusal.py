@@ -6,13 +6,16 @@ import numpy as np
 
 import pytest
 
-from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.decide.abstention import AbstentionPolicy
+
 from service.engine.compose.answer_set import AnswerSetPolicy, conformal_gap
 from service.engine.calibration import Calibration
-from service.engine.compose.mistakes import WarningPolicy, is_mistakes_section
-from service.engine.decide.refusal import RefusalPolicy, Signals
-from service.engine.retrieval.single import Hit
-from tests.fakes import FakeEmbedder
+from service.engine.compose.mistakes import WarningPolicy
+from service.engine.retrieval.mistakes import is_mistakes_section
+from service.engine.decide.refusal import RefusalPolicy
+from service.engine.decide.signals import Signals
+from service.engine.retrieval.protocol import Hit
+from tests.fakes import FakeEmbedder, fake_answerer
 
 
 def signals(names=(), off=-0.1, beyond=-0.1, coverage=1.0, focus=1.0):
@@ -42,7 +45,7 @@ def test_the_default_policy_refuses_nothing():
 
 @pytest.fixture(scope="module")
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    return fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
 
 
 @pytest.mark.parametrize("question, names", [
@@ -123,7 +126,7 @@ class CountingEmbedder(FakeEmbedder):
 
 
 def test_reference_vectors_are_cached_per_model_and_survive_a_bad_cache(tmp_path):
-    from service.engine.decide.refusal import reference_questions, reference_vectors
+    from service.engine.decide.signals import reference_questions, reference_vectors
 
     first = CountingEmbedder()
     computed = reference_vectors(first, tmp_path)

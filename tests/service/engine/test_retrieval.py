@@ -2,14 +2,17 @@
 `rank` filters the shared scores per game in memory and equals a brute-force ranking."""
 
 import numpy as np
+
+from indexer.analysis import analyze
 import pytest
 
 from service.engine.retrieval import single as retrieval
-from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
 from service.engine.retrieval.fusion import MODES
-from service.engine.retrieval.single import FusionConfig, Retriever
-from tests.fakes import FakeEmbedder
+from service.engine.retrieval.protocol import FusionConfig
+from service.engine.retrieval.single import SingleIndexRetriever as Retriever
+from tests.fakes import FakeEmbedder, fake_answerer
 
 QUESTIONS = [
     "Les pépites d'or rapportent combien à la fin ?",
@@ -49,7 +52,7 @@ class CountingIndex:
 @pytest.fixture
 def counted(fake_index):
     embedder = CountingEmbedder()
-    answerer = Answerer.load(fake_index, embedder, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(fake_index, embedder=embedder, calibration=Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     index = CountingIndex(answerer.retriever.data.dense)
     answerer.retriever.data.dense = index
     return answerer, embedder, index
@@ -66,7 +69,7 @@ def brute_force(retriever: Retriever, question: str, game, mode: str) -> tuple[d
     weighted. Returns each candidate's score, computed in float64 from the stored float32 values, and the
     float32 rounding the served computation may carry on it (its forward error bound)."""
     q = retriever.embedder.encode_queries([question])[0]
-    terms = [t for t in retrieval.analyze(question) if t in retriever.data.lexical.vocab_dict]
+    terms = [t for t in analyze(question) if t in retriever.data.lexical.vocab_dict]
     bm25 = np.asarray(retriever.data.lexical.get_scores(terms), dtype=np.float64) if terms else None
     pool = [i for i, p in enumerate(retriever.passages) if game is None or p.game == game]
     vectors = retriever.data.vectors.astype(np.float64)
@@ -133,7 +136,7 @@ def test_one_encoding_and_no_dense_search_per_question(counted):
 def test_one_dense_search_per_question_with_an_approximate_index(counted, monkeypatch):
     answerer, embedder, index = counted
     exact = {q: answerer.ask(q, None, 10, "hybrid").to_dict() for q in QUESTIONS}
-    monkeypatch.setattr(answerer.retriever, "_exact", False)  # as above EXACT_SEARCH_MAX passages (HNSW)
+    monkeypatch.setattr(answerer.retriever, "exact", False)  # as above EXACT_SEARCH_MAX passages (HNSW)
     for question in QUESTIONS:
         embedder.query_calls = index.searches = 0
         # Routing ranks over all games, then within the routed game: one search serves them all. A game
@@ -147,7 +150,7 @@ def test_scoring_one_game_ranks_as_filtering_all_games(fake_index):
     """A question with a game scores that game's row range only; its rankings equal the shelf-wide
     scores filtered to the game, scores included, in every mode."""
     retriever = Retriever.load(fake_index, FakeEmbedder())
-    assert set(retriever._range_of_game) == set(retriever.game_ids) and retriever._postings_sorted
+    assert set(retriever._range_of_game) == set(retriever.game_ids) and retriever.lexical.postings_sorted
     for question in QUESTIONS:
         shelf = retriever.score(question)
         for game in retriever.game_ids:
@@ -173,7 +176,7 @@ def test_rank_equals_brute_force(fake_index, monkeypatch, candidates, approximat
     # 4 candidates: the shared search (4 per game) leaves some game short, which is then completed exactly.
     monkeypatch.setattr(retrieval, "CANDIDATES", candidates)
     retriever = Retriever.load(fake_index, FakeEmbedder(), FusionConfig(dense_weight=0.7))
-    monkeypatch.setattr(retriever, "_exact", not approximate)
+    monkeypatch.setattr(retriever, "exact", not approximate)
     for question in QUESTIONS:
         scores = retriever.score(question)
         for game in (None, *retriever.game_ids):
@@ -204,8 +207,8 @@ def test_an_ivf_index_above_the_exact_limit_answers_questions_with_a_game_identi
     exact_dir = tmp_path / "exact"
     build.build_index(CORPUS, exact_dir, FakeEmbedder(), progress=False)
     policy = Calibration(abstention=AbstentionPolicy(threshold=0.2))
-    ivf, exact = Answerer.load(tmp_path / "ivf", FakeEmbedder(), policy), Answerer.load(exact_dir, FakeEmbedder(), policy)
-    assert not ivf.retriever._exact and exact.retriever._exact
+    ivf, exact = fake_answerer(tmp_path / "ivf", policy), fake_answerer(exact_dir, policy)
+    assert not ivf.retriever.exact and exact.retriever.exact
     for question in QUESTIONS:
         for game in exact.retriever.game_ids:
             assert ivf.ask(question, game, 5).to_dict() == exact.ask(question, game, 5).to_dict()
@@ -247,7 +250,7 @@ def test_a_start_reads_no_vector_and_no_passage_until_one_is_asked_for(tmp_path,
     monkeypatch.setattr(Passage, "from_dict", classmethod(lambda cls, d: parsed.append(d["id"]) or original(cls, d)))
     data = store.load(tmp_path / "idx")
     vectors, data.vectors = data.vectors, Unread()
-    answerer = Answerer.from_data(data, FakeEmbedder())
+    answerer = fake_answerer(tmp_path / "idx", data=data)
     assert parsed == []  # the start reads offsets, rows and words, not the passages
     data.vectors = vectors
     result = answerer.ask("Les pépites d'or rapportent combien ?", "karuba", k=3)

@@ -7,12 +7,15 @@ import pytest
 
 from eval.gold import load_questions
 from indexer.shelf import build_shards
-from service.engine.answerer import Answerer, Query
-from service.engine.calibration import AbstentionPolicy, Calibration
+from service.engine.answerer import Answerer
+from service.engine.question import Query
+from service.engine.decide.abstention import AbstentionPolicy
+from service.engine.calibration import Calibration
 from service.engine.limits import MODES
 from service.engine.compose.mistakes import WarningPolicy
-from service.engine.retrieval.sharded import ShardedRetriever, local_shards
-from tests.fakes import CORPUS, FakeEmbedder
+from service.engine.retrieval.sharded import ShardedRetriever
+from service.engine.retrieval.shard_search import local_shards
+from tests.fakes import CORPUS, FakeEmbedder, fake_answerer
 
 # Permissive enough that answers, warnings and refusals all occur (the fake model has no calibration).
 CALIBRATION = Calibration(abstention=AbstentionPolicy(threshold=0.1), warning=WarningPolicy(min_cosine=0.0))
@@ -31,7 +34,7 @@ def _text(answer) -> str:
 
 
 def test_gold_answers_are_byte_identical(sharded, fake_index):
-    single = Answerer.load(fake_index, FakeEmbedder(), CALIBRATION)
+    single = fake_answerer(fake_index, CALIBRATION)
     kinds = set()
     # Every question in the default mode; the test split in every mode.
     asked = [(q, "hybrid") for q in load_questions("dev")] + [(q, m) for q in load_questions("test") for m in MODES]
@@ -45,7 +48,7 @@ def test_gold_answers_are_byte_identical(sharded, fake_index):
 
 
 def test_games_passages_and_health_parts(sharded, fake_index):
-    single = Answerer.load(fake_index, FakeEmbedder(), CALIBRATION)
+    single = fake_answerer(fake_index, CALIBRATION)
     assert sharded.retriever.manifest.corpus == single.retriever.manifest.corpus
     pid = single.retriever.passages[3].id
     game = single.retriever.passages[3].game

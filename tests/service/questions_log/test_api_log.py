@@ -5,11 +5,12 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.decide.abstention import AbstentionPolicy
+
 from service.web.app import create_app
 from service.engine.calibration import Calibration
 from service.runtime.settings import Settings
-from tests.fakes import FakeEmbedder
+from tests.fakes import fake_answerer
 
 NUGGETS = "Les pépites d'or rapportent combien à la fin ?"
 OFF_TOPIC = "Peut-on jouer avec des licornes volantes ?"
@@ -18,7 +19,7 @@ TOKEN = "s3cret-admin-token-0123456789"
 
 @pytest.fixture(scope="module")
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    return fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
 
 
 def app_for(fake_index, answerer, **settings):

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service.runtime.batching import QueryBatcher
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, fake_answerer
 
 QUESTIONS = [f"Combien de dés au tour {i} ?" for i in range(24)]
 
@@ -101,11 +101,10 @@ def test_bad_limits_are_refused(bad):
 
 
 def test_the_api_batches_questions_unless_told_not_to(fake_index):
-    from service.engine.answerer import Answerer
     from service.web.app import create_app
     from service.runtime.settings import Settings
 
-    answerer = Answerer.load(fake_index, FakeEmbedder())
+    answerer = fake_answerer(fake_index)
     body = {"question": "Les pépites d'or rapportent combien ?", "game": "karuba", "k": 3}
     with TestClient(create_app(Settings(index_dir=fake_index), answerer)) as client:
         served = client.app.state.answerer

@@ -6,8 +6,8 @@ import logging
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.fakes import FakeEmbedder
-from service.engine.answerer import AbstentionPolicy, Answerer
+from tests.fakes import fake_answerer
+from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
 from service.web.app import create_app
 from service.web.schemas import ErrorBody
@@ -18,7 +18,7 @@ NUGGETS = "Les pépites d'or rapportent combien à la fin ?"
 
 @pytest.fixture(scope="module")
 def answerer(fake_index):
-    return Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    return fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
 
 
 @pytest.fixture
@@ -149,7 +149,7 @@ def test_health_reports_the_manifest(client):
 def test_health_says_when_the_calibration_is_the_default(fake_index, caplog):
     # The fake model has no entry in service/engine/data/calibration.json: conservative defaults, one warning.
     with caplog.at_level(logging.WARNING, logger="rulesqa"):
-        answerer = Answerer.load(fake_index, FakeEmbedder())
+        answerer = fake_answerer(fake_index)
     assert [r.levelname for r in caplog.records if "calibrage" in r.getMessage()] == ["WARNING"]
     with TestClient(create_app(Settings(index_dir=fake_index), answerer)) as c:
         assert c.get("/health").json()["calibration"] == "default"

@@ -7,20 +7,21 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.decide.abstention import AbstentionPolicy
+
 from service.web.app import create_app
 from service.web.schemas import ErrorBody
 from service.engine.calibration import Calibration
 from service.engine.answer import Answer
 from service.runtime.settings import Settings
-from tests.fakes import FakeEmbedder
+from tests.fakes import fake_answerer
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
 
 
 @pytest.fixture(scope="module")
 def client(fake_index):
-    answerer = Answerer.load(fake_index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     with TestClient(create_app(Settings(index_dir=fake_index), answerer)) as c:
         yield c
 

@@ -9,13 +9,13 @@ from fastapi.testclient import TestClient
 
 from indexer.build import build_index
 from indexer.pdf import import_pdf
-from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.decide.abstention import AbstentionPolicy
 from service.web.app import create_app
 from service.engine.calibration import Calibration
 from service.web.page_images import MAX_SIDE
 from service.runtime.settings import Settings
 from tests import pdf_fixtures
-from tests.fakes import CORPUS, FakeEmbedder
+from tests.fakes import CORPUS, FakeEmbedder, fake_answerer
 
 QUESTION = "Quand la partie s'arrête-t-elle ? Combien de cartes de la même couleur ?"
 
@@ -37,7 +37,7 @@ def pdf_corpus(tmp_path_factory):
 @pytest.fixture(scope="module")
 def client(pdf_corpus):
     corpus, index = pdf_corpus
-    answerer = Answerer.load(index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     with TestClient(create_app(Settings(index_dir=index, corpus_dir=corpus), answerer)) as c:
         yield c
 

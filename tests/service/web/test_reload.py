@@ -7,11 +7,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from indexer.update_game import update_game
-from service.engine.answerer import AbstentionPolicy, Answerer
+from service.engine.decide.abstention import AbstentionPolicy
 from service.web.app import create_app
 from service.engine.calibration import Calibration
 from service.runtime.settings import Settings
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, fake_answerer
 
 TOKEN = "un-jeton-assez-long-pour-le-test"
 
@@ -24,7 +24,7 @@ def index(fake_index, tmp_path):
 
 
 def client_for(index, token):
-    answerer = Answerer.load(index, FakeEmbedder(), Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    answerer = fake_answerer(index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     return TestClient(create_app(Settings(index_dir=index, reload_token=token), answerer))
 
 
