@@ -61,8 +61,10 @@ ocr-deps:
 pdf-bench-deps:
 	@command -v pdftotext >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
 
+# ruff, and import-linter's contracts (pyproject.toml): the one-way arrows, and an engine free of its faces.
 lint: install
 	$(BIN)/ruff check indexer service eval rulesqa tests benchmarks
+	$(BIN)/lint-imports --no-cache
 
 # The whole suite, real model and browser included: what CI runs (.ci/run).
 test: lint browser-deps db-deps ocr-deps cluster-deps

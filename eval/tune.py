@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from eval import metrics as m
 from eval.gold import GoldQuestion
 from eval.run import make_record
-from indexer.errors import EvalError
+from eval.errors import EvalError
 from service.engine.answerer import Answerer
 from service.engine.question import Query
 from service.engine.findings import Scored

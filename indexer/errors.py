@@ -38,28 +38,13 @@ class IndexMismatchError(RulesqaError):
     """The index folder is missing, corrupt, or was built for other code, model or corpus."""
 
 
-class QuestionError(RulesqaError):
-    """A question or a search parameter that cannot be answered as given."""
 
 
-class ConfigError(RulesqaError):
-    """A setting (environment variable or option) has an invalid value."""
-
-
-class EvalError(RulesqaError):
-    """An evaluation asked in a way that would spoil it, such as tuning on the test split."""
-
-
-class LogStoreError(RulesqaError):
-    """The questions log's database cannot be opened, read or written."""
 
 
 class PdfError(RulesqaError):
     """A rulebook PDF that cannot be imported: not a PDF, encrypted, corrupt, empty, without text."""
 
-
-class BuildError(RulesqaError):
-    """A build run in a child process (the server's `rulesqa index`) failed; its own message came first."""
 
 
 class ClusterError(RulesqaError):

@@ -9,10 +9,10 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
+from tests.ports import free_port as _free_port
 
 
 def pg_bin() -> Path | None:
@@ -21,11 +21,6 @@ def pg_bin() -> Path | None:
              if (Path(d) / "initdb").exists() and (Path(d) / "pg_ctl").exists()]
     return max(found, key=lambda d: int(d.parent.name) if d.parent.name.isdigit() else 0) if found else None
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Cluster:

@@ -19,15 +19,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from tests.ports import free_port
 
 RAY = Path(sys.executable).with_name("ray")
 HOST = "127.0.0.2"
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _ephemeral_low() -> int:

@@ -14,7 +14,7 @@ from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, Integer, MetaDat
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from indexer.errors import LogStoreError
+from service.questions_log.errors import LogStoreError
 
 SCHEMA_VERSION = 2
 # version -> the statements that bring a database from that version to the next one. Column types that

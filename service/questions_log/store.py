@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from indexer.errors import LogStoreError
+from service.questions_log.errors import LogStoreError
 from service.questions_log.schema import _short, asks, ensure_schema, make_engine
 
 CLIENTS = ("page", "widget", "api", "cli")

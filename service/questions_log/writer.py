@@ -13,7 +13,7 @@ import queue
 import threading
 import time
 
-from indexer.errors import LogStoreError
+from service.questions_log.errors import LogStoreError
 from service.questions_log.store import AskRecord, Store
 
 log = logging.getLogger("rulesqa.log")

@@ -11,7 +11,11 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from indexer.e5 import MODEL_NAME, default_threads
-from indexer.errors import ConfigError
+from indexer.errors import RulesqaError
+
+class ConfigError(RulesqaError):
+    """A setting (environment variable or option) has an invalid value."""
+
 
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "RULESQA_"

@@ -25,12 +25,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.errors import BuildError, IndexMismatchError, RulesqaError
+from indexer.errors import IndexMismatchError, RulesqaError
 from service.engine.answerer import Answerer
 from service.runtime.answerers import build_answerer
 from service.runtime.settings import Settings
 
 log = logging.getLogger("rulesqa")
+
+
+class BuildError(RulesqaError):
+    """A build run in a child process (the server's `rulesqa index`) failed; its own message came first."""
+
 # How long a child build asked to stop (Ctrl-C, server shutdown) may take to remove its scratch folders.
 STOP_GRACE_S = 10
 

@@ -6,13 +6,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from indexer.errors import IndexMismatchError, LogStoreError, UnknownGameError
+from indexer.errors import IndexMismatchError, UnknownGameError
+from service.questions_log.errors import LogStoreError
 
 from service.engine.errors import QuestionError
 from service.web.schemas import ErrorBody
 from service.engine.catalogue import MAX_QUERY_CHARS
 from service.questions_log.store import MAX_COMMENT_CHARS, FeedbackExistsError, LogDisabledError, NotOfferedError, UnknownAskError
-from service.engine.limits import MAX_K, MAX_QUESTION_CHARS, MIN_K
+from service.web.page_images import PageNotFound
+from service.engine.limits import MAX_K, MAX_QUESTION_CHARS, MIN_K, MODES
 
 
 class ApiError(StarletteHTTPException):
@@ -55,12 +57,27 @@ GAME_SEARCH = {
 }
 
 
+# What a field must be, said when a request's value for it is refused.
+FIELD_MESSAGES = {
+    "k": f"« k » doit être un entier entre {MIN_K} et {MAX_K}",
+    "game": "« game » doit être un id de jeu (minuscules, chiffres et tirets, ex. « karuba ») ou null",
+    "mode": f"« mode » doit valoir {', '.join(f'« {m} »' for m in MODES)}",
+    "client": "« client » doit valoir « page », « widget » ou « api »",
+    "passage_id": "« passage_id » doit être l'id d'un passage proposé (minuscules, chiffres et tirets)",
+    "previous": "« previous » doit être un objet {\"question\": \"…\", \"game\": \"karuba\"} ou null",
+    "ask_id": "« ask_id » doit être l'ask_id d'une réponse (8 à 32 caractères hexadécimaux)",
+    "helpful": "« helpful » doit valoir true ou false",
+    "comment": f"« comment » doit être un texte de {MAX_COMMENT_CHARS} caractères au plus",
+    **GAME_SEARCH,  # GET /api/games?q=&limit=&offset=
+}
+
+
 def _field(loc) -> str:
     parts = [str(p) for p in loc if p != "body"]
     return parts[-1] if parts else "corps"
 
 
-FIELDS = {"/api/ask": "question, game, k, client, previous", "/api/feedback": "ask_id, helpful, comment",
+FIELDS = {"/api/ask": "question, game, k, mode, client, previous", "/api/feedback": "ask_id, helpful, comment",
           "/api/choice": "ask_id, passage_id"}
 
 
@@ -81,24 +98,8 @@ def validation_message(error: dict, path: str = "/api/ask") -> tuple[int, str]:
         if kind == "string_pattern_mismatch":
             return 422, "la question est vide"
         return 422, f"« question » doit être un texte de 1 à {MAX_QUESTION_CHARS} caractères"
-    if field == "k":
-        return 422, f"« k » doit être un entier entre {MIN_K} et {MAX_K}"
-    if field == "game":
-        return 422, "« game » doit être un id de jeu (minuscules, chiffres et tirets, ex. « karuba ») ou null"
-    if field == "client":
-        return 422, "« client » doit valoir « page », « widget » ou « api »"
-    if field == "passage_id":
-        return 422, "« passage_id » doit être l'id d'un passage proposé (minuscules, chiffres et tirets)"
-    if field == "previous":
-        return 422, "« previous » doit être un objet {\"question\": \"…\", \"game\": \"karuba\"} ou null"
-    if field == "ask_id":
-        return 422, "« ask_id » doit être l'ask_id d'une réponse (8 à 32 caractères hexadécimaux)"
-    if field == "helpful":
-        return 422, "« helpful » doit valoir true ou false"
-    if field == "comment":
-        return 422, f"« comment » doit être un texte de {MAX_COMMENT_CHARS} caractères au plus"
-    if field in GAME_SEARCH:  # GET /api/games?q=&limit=&offset=
-        return 422, GAME_SEARCH[field]
+    if field in FIELD_MESSAGES:
+        return 422, FIELD_MESSAGES[field]
     return 422, f"valeur invalide pour « {field} » : {error.get('msg', '')}"
 
 
@@ -108,16 +109,23 @@ HTTP_CODES = {400: "invalid_json", 401: "unauthorized", 403: "forbidden", 404: "
               422: "invalid_request", 503: "starting"}
 
 
-def _log_error(exc: LogStoreError) -> tuple[int, str]:
-    if isinstance(exc, UnknownAskError):
-        return 404, "unknown_answer"
-    if isinstance(exc, LogDisabledError):
-        return 404, "log_disabled"
-    if isinstance(exc, FeedbackExistsError):
-        return 409, "feedback_exists"
-    if isinstance(exc, NotOfferedError):
-        return 409, "not_offered"  # a valid request at odds with the answer it names
-    return 503, "log_unavailable"
+# The domain errors an API call can raise, each with the status and the ErrorBody code it answers; a subclass
+# not listed answers as its nearest listed base class (the log's own errors before LogStoreError).
+STATUS_OF = {
+    QuestionError: (422, "invalid_request"),
+    UnknownGameError: (404, "unknown_game"),  # a missing resource wherever the id comes from (path or body)
+    PageNotFound: (404, "unknown_page"),
+    IndexMismatchError: (503, "index_unavailable"),
+    UnknownAskError: (404, "unknown_answer"),
+    LogDisabledError: (404, "log_disabled"),
+    FeedbackExistsError: (409, "feedback_exists"),
+    NotOfferedError: (409, "not_offered"),  # a valid request at odds with the answer it names
+    LogStoreError: (503, "log_unavailable"),
+}
+
+
+def status_of(exc: Exception) -> tuple[int, str]:
+    return next(STATUS_OF[cls] for cls in type(exc).__mro__ if cls in STATUS_OF)
 
 
 def _one_error_model(spec: dict) -> dict:
@@ -149,29 +157,12 @@ def install(app: FastAPI) -> None:
         status, detail = validation_message(exc.errors()[0], request.url.path)
         return error_response(status, detail, "invalid_json" if status == 400 else "invalid_request")
 
-    @app.exception_handler(QuestionError)
-    async def _question(request: Request, exc: QuestionError):
-        return error_response(422, str(exc), "invalid_request")
-
-    @app.exception_handler(UnknownGameError)
-    async def _game(request: Request, exc: UnknownGameError):
-        # A missing resource wherever the id comes from (path or body): 404, the known ids in the message.
-        return error_response(404, str(exc), "unknown_game")
-
-    from service.web.page_images import PageNotFound
-
-    @app.exception_handler(PageNotFound)
-    async def _page(request: Request, exc: PageNotFound):
-        return error_response(404, str(exc), "unknown_page")
-
-    @app.exception_handler(IndexMismatchError)
-    async def _index(request: Request, exc: IndexMismatchError):
-        return error_response(503, str(exc), "index_unavailable")
-
-    @app.exception_handler(LogStoreError)
-    async def _log(request: Request, exc: LogStoreError):
-        status, code = _log_error(exc)
+    async def _domain(request: Request, exc: Exception):
+        status, code = status_of(exc)
         return error_response(status, str(exc), code)
+
+    for cls in STATUS_OF:
+        app.add_exception_handler(cls, _domain)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):

@@ -63,7 +63,7 @@ GAME_LINKS = links(
 async def ask(body: AskRequest, request: Request, answerer: Answerer = Depends(get_answerer)) -> Response:
     """Renvoie la réponse extraite du livret avec sa citation, ou `found: false` et les passages proches."""
     previous = Turn(body.previous.question, body.previous.game) if body.previous else None
-    query = validate(body.question, body.game, body.k, previous=previous)
+    query = validate(body.question, body.game, body.k, body.mode, previous)
     writer = request.app.state.log_writer
     body_bytes = await anyio.to_thread.run_sync(partial(_answer_json, answerer, query, writer, body.game, body.client),
                                                 limiter=request.app.state.limiter)

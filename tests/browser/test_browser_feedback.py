@@ -83,7 +83,7 @@ def test_acceptance_real_server_page_then_rulesqa_report(browser, real_index, tm
 
     import httpx
 
-    from tests.browser.test_browser_pages import _free_port
+    from tests.ports import free_port as _free_port
 
     outside = "Quel temps fera-t-il demain à Lyon ?"  # off topic: refused, and the report lists it
     port = _free_port()

@@ -9,7 +9,6 @@ refusal) are crafted and fulfilled with `page.route`, on the table page and in t
 
 import os
 import shutil
-import socket
 import textwrap
 import threading
 import time
@@ -28,6 +27,7 @@ from starlette.routing import Route  # noqa: E402
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, PHONE, new_page  # noqa: E402,F401  (shared)
 from tests.fakes import FakeEmbedder  # noqa: E402, fake_answerer
 from tests.fakes import REPO  # noqa: E402
+from tests.ports import free_port as _free_port
 
 pytestmark = pytest.mark.browser
 
@@ -78,11 +78,6 @@ SHOP_BODY = """<header>La Ludothèque du Coin</header>
 
 
 # ---------------------------------------------------------------- servers
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class LiveServer:

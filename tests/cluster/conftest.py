@@ -58,7 +58,7 @@ def ray_cluster():
 
 @pytest.fixture(scope="session")
 def free_port():
-    from tests.ray_nodes import free_port as pick
+    from tests.ports import free_port as pick
 
     return pick
 

@@ -4,7 +4,6 @@ on (so an answer's ask_id can be judged), everything under the test's temporary 
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -15,16 +14,12 @@ import pytest
 
 from tests import pdf_fixtures
 from tests.fakes import CORPUS, REPO, FakeEmbedder
+from tests.ports import free_port
 
 # Named to sort first among the titles: GET /api/games lists it first, so the OpenAPI links that take
 # `games/0` (games -> game -> ask -> page) reach a rulebook whose pages exist.
 PDF_GAME = ("abaca", "Abaca")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")

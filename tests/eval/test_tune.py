@@ -5,7 +5,7 @@ import pytest
 from tests.fakes import fake_answerer
 from eval.gold import load_questions
 from eval.tune import calibrate, check_dev_only, collect, fusion_candidates, ranking_quality
-from indexer.errors import EvalError
+from eval.errors import EvalError
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
 from service.engine.retrieval.protocol import FusionConfig

@@ -2,13 +2,13 @@
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 
 import httpx
 import pytest
+from tests.ports import free_port
 
 pytestmark = pytest.mark.model
 RULESQA = [sys.executable, "-m", "rulesqa"]
@@ -53,11 +53,6 @@ def test_index_of_another_model_is_refused_with_the_fix(real_index, tmp_path):
     out = rulesqa("ask", "Comment gagner ?", "--index", str(tmp_path / "fake"))
     assert out.returncode == 2 and "rulesqa index" in out.stderr and "fake-hashing" in out.stderr
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_real_server_builds_missing_index_and_answers_over_http(tmp_path):

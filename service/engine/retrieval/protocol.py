@@ -8,6 +8,7 @@ that both implementations have each of them with the same parameters.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -111,3 +112,20 @@ class Retriever(Protocol):
 
     def with_embedder(self, embedder) -> Retriever:
         """The same loaded index, questions encoded by `embedder` (the same model, e.g. batched)."""
+
+
+class Reconfigurable:
+    """`with_fusion` and `with_embedder` for the implementations: a shallow copy sharing the loaded index."""
+
+    fusion: FusionConfig
+    embedder: object
+
+    def with_fusion(self, fusion: FusionConfig):
+        other = copy.copy(self)
+        other.fusion = fusion
+        return other
+
+    def with_embedder(self, embedder):
+        other = copy.copy(self)
+        other.embedder = embedder
+        return other

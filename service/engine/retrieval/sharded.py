@@ -13,7 +13,6 @@ Ray Serve handle (service/cluster/).
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from service.engine.errors import QuestionError
 from service.engine.question import Question
 from service.engine.retrieval.fusion import MODES, fuse
 from service.engine.retrieval.mistakes import Mistakes
-from service.engine.retrieval.protocol import Evidence, FusionConfig, Hit
+from service.engine.retrieval.protocol import Evidence, FusionConfig, Hit, Reconfigurable
 from service.engine.retrieval.shard_search import SHELF_DEPTH, Candidates
 from service.engine.retrieval.single import CANDIDATES, GAME_WORDS_KEPT
 
@@ -71,7 +70,7 @@ class _MistakeTable:
         self.mistakes = Mistakes(self.passages, self.rows, [g.id for g in shelf.games])
 
 
-class ShardedRetriever:
+class ShardedRetriever(Reconfigurable):
     def __init__(self, shelf: Shelf, clients: list, embedder, fusion: FusionConfig | None = None):
         self.shelf = shelf
         self.clients = clients
@@ -106,15 +105,6 @@ class ShardedRetriever:
     def manifest(self) -> store.Manifest:
         return self.shelf.manifest
 
-    def with_fusion(self, fusion: FusionConfig) -> ShardedRetriever:
-        other = copy.copy(self)
-        other.fusion = fusion
-        return other
-
-    def with_embedder(self, embedder) -> ShardedRetriever:
-        other = copy.copy(self)
-        other.embedder = embedder
-        return other
 
     def game(self, game_id: str):
         try:
@@ -149,8 +139,8 @@ class ShardedRetriever:
     def card(self, game_id: str) -> Passage | None:
         return self._on_shard("card", game_id)
 
-    def best_lexical(self, question: str | Question, game_id: str) -> float:
-        return self._on_shard("best_lexical", game_id, Question.coerce(question).text)
+    def best_lexical(self, question: str | Question, game: str) -> float:
+        return self._on_shard("best_lexical", game, Question.coerce(question).text)
 
     def nearest_mistake(self, scores: ShardedScores, game: str, exclude: set[str]) -> tuple[Passage, float] | None:
         return self._mistakes.mistakes.best(self._mistakes.vectors, scores.vector, game, exclude)

@@ -8,7 +8,6 @@ several times.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from service.engine.errors import QuestionError
 from service.engine.phrases import folded
 from service.engine.question import Question
 from service.engine.retrieval.fusion import MODES, fuse
-from service.engine.retrieval.protocol import Evidence, FusionConfig, Hit
+from service.engine.retrieval.protocol import Evidence, FusionConfig, Hit, Reconfigurable
 
 # Candidates taken from each of the dense and lexical lists before fusion.
 CANDIDATES = 50
@@ -56,7 +55,7 @@ class Scores:
     offset: int = 0
 
 
-class SingleIndexRetriever:
+class SingleIndexRetriever(Reconfigurable):
     def __init__(self, data: store.IndexData, embedder, fusion: FusionConfig | None = None):
         self.data = data
         self.embedder = embedder
@@ -102,15 +101,6 @@ class SingleIndexRetriever:
         data.manifest.check_compatible(embedder)
         return cls(data, embedder, fusion)
 
-    def with_fusion(self, fusion: FusionConfig) -> SingleIndexRetriever:
-        other = copy.copy(self)
-        other.fusion = fusion
-        return other
-
-    def with_embedder(self, embedder) -> SingleIndexRetriever:
-        other = copy.copy(self)
-        other.embedder = embedder
-        return other
 
     @property
     def manifest(self) -> store.Manifest:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA, JaroWinkler
@@ -28,18 +28,6 @@ WORD = re.compile(r"\w+")
 # Between two names equally many edits away, the one sharing the longer beginning with the typo is taken
 # when its Jaro-Winkler similarity is higher by this much; otherwise the player is asked.
 TIE_MARGIN = 0.02
-
-
-@dataclass(frozen=True)
-class Route:
-    game: str | None
-    # "given", "name" (title or alias in the question), "previous" (kept from the previous turn of a
-    # follow-up), "retrieval", "ambiguous" or "none"
-    how: str
-    # Where the name was read in the question (character offsets), for a name route.
-    span: tuple[int, int] | None = None
-    # The likeliest games when retrieval cannot choose between them ("ambiguous"), best first.
-    candidates: tuple[str, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)

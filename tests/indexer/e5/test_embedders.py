@@ -46,7 +46,7 @@ def test_protocol_is_satisfiable_by_a_tiny_class():
 
 
 def test_threads_default_to_two_cores_and_honour_env(monkeypatch):
-    from indexer.errors import ConfigError
+    from service.runtime.settings import ConfigError
     from service.runtime.settings import load_settings
 
     monkeypatch.delenv("RULESQA_THREADS", raising=False)

@@ -174,12 +174,11 @@ def test_feedback_on_a_database_gone_read_only_is_503(fake_index, answerer, tmp_
 
 
 def test_a_postgresql_that_is_down_never_fails_or_slows_an_answer(fake_index, answerer):
-    import socket
     import time
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # nothing listens there once closed
+    from tests.ports import free_port
+
+    port = free_port()  # nothing listens there
     url = f"postgresql+psycopg://rulesqa@127.0.0.1:{port}/rulesqa"
     with TestClient(app_for(fake_index, answerer, log_questions=True, database_url=url)) as c:
         slowest = 0.0

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import inspect
 
-from indexer.errors import LogStoreError
+from service.questions_log.errors import LogStoreError
 from service.questions_log.schema import SCHEMA_VERSION, asks, schema_version
 from service.questions_log.store import AskRecord, FeedbackExistsError, Store, UnknownAskError, new_ask_id, utcnow
 

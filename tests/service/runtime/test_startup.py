@@ -11,7 +11,8 @@ from fastapi.testclient import TestClient
 import indexer.model_for_index as adaptation
 import service.runtime.startup as startup
 from indexer.build import build_index
-from indexer.errors import BuildError, IndexMismatchError
+from indexer.errors import IndexMismatchError
+from service.runtime.startup import BuildError
 from service.web.app import create_app
 from service.runtime.settings import Settings
 from tests.fakes import CORPUS, REPO, FakeEmbedder, FakeFolderEmbedder

@@ -240,3 +240,19 @@ def test_a_follow_up_keeps_the_previous_turn_s_game(client):
     assert bad.status_code == 422 and bad.json()["code"] == "invalid_request"
     unknown = client.post("/api/ask", json={"question": "et à deux ?", "previous": {"question": "x", "oops": 1}})
     assert unknown.status_code == 422 and "oops" in unknown.json()["detail"]
+
+
+def test_every_mode_the_config_advertises_is_one_ask_takes(client, answerer):
+    modes = client.get("/api/config").json()["modes"]
+    assert modes == ["dense", "lexical", "hybrid"]
+    for mode in modes:
+        r = post(client, {"question": NUGGETS, "game": "karuba", "k": 3, "mode": mode})
+        assert r.status_code == 200, (mode, r.text)
+        assert r.json() == answerer.ask(NUGGETS, "karuba", 3, mode).to_dict()
+    # Each mode ranks its own way: dense scores are cosines, lexical ones BM25 (above 1 here).
+    dense = post(client, {"question": NUGGETS, "game": "karuba", "mode": "dense"}).json()["passages"]
+    lexical = post(client, {"question": NUGGETS, "game": "karuba", "mode": "lexical"}).json()["passages"]
+    assert all(-1 <= p["score"] <= 1 for p in dense) and lexical[0]["score"] > 1
+    r = post(client, {"question": NUGGETS, "mode": "semantique"})
+    assert r.status_code == 422 and r.json() == {
+        "detail": "« mode » doit valoir « dense », « lexical », « hybrid »", "code": "invalid_request"}
