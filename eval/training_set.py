@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.gold import GoldQuestion, load_questions, normalize
-from indexer.corpus import GameDoc, read_corpus, read_game
+from indexer.corpus import Game, GameDoc, read_corpus, read_game
 from indexer.errors import FileLineError
 from indexer.passages import Passage, passages_of
 
@@ -229,3 +229,54 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+@dataclass(frozen=True)
+class Example:
+    """A question of the training corpus with the passage that answers it (what training reads)."""
+
+    question: str  # as asked; a follow-up carries its previous question, as the service retrieves it
+    passage: Passage
+    game: Game
+    author: str  # the voice of the rulebook
+
+
+def examples(games: list[TrainingGame]) -> list[Example]:
+    """Every answered question whose label the third writer found right, with its first answering passage."""
+    out = []
+    for game in games:
+        asked = {q.id: q for q in game.questions}
+        for q in game.questions:
+            if not q.answerable or game.verdicts.get(q.id, "ok") != "ok":
+                continue
+            positives = game.positives(q)
+            if not positives:
+                continue
+            text = f"{asked[q.previous].question}\n{q.question}" if q.previous in asked else q.question
+            out.append(Example(text, positives[0], game.doc.game, game.entry.author))
+    return out
+
+
+def subset(games: list[TrainingGame], count: int | None = None, writers: int | None = None,
+           seed: int = 0) -> list[TrainingGame]:
+    """`count` games of the list, spread over the authors in turn (or over the first `writers` authors, in a
+    seeded order, `count` split evenly between them): the learning curve's subsets."""
+    import random
+
+    rng = random.Random(seed)
+    by_author: dict[str, list[TrainingGame]] = {}
+    for game in sorted(games, key=lambda g: g.entry.id):
+        by_author.setdefault(game.entry.author, []).append(game)
+    authors = sorted(by_author)
+    rng.shuffle(authors)
+    for shelf in by_author.values():
+        rng.shuffle(shelf)
+    if writers is not None:
+        authors = authors[:writers]
+    count = count if count is not None else sum(len(by_author[a]) for a in authors)
+    chosen: list[TrainingGame] = []
+    while len(chosen) < count and any(by_author[a] for a in authors):
+        for author in authors:
+            if by_author[author] and len(chosen) < count:
+                chosen.append(by_author[author].pop())
+    return sorted(chosen, key=lambda g: g.entry.id)

@@ -14,6 +14,22 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("RULESQA_LOG_QUESTIONS", "false")
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """No process of a test's Ray cluster outlives the session (their fixtures stop them; a leftover fails it)."""
+    from tests.ray_nodes import leftovers
+
+    left = leftovers()
+    if left:
+        names = []
+        for pid in left:
+            try:
+                names.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:80])
+            except OSError:
+                continue
+        print(f"\nprocessus Ray laissés par les tests : {', '.join(names) or left}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture
 def fake_embedder():
     return FakeEmbedder()

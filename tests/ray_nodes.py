@@ -2,9 +2,11 @@
 
 The nodes' address is 127.0.0.2: loopback, which Ray keeps (given 127.0.0.1, it would take the machine's
 network address instead). Each node is `ray start ... --block` in its own process group, with its own temporary folder and free
-ports for everything Ray listens on, so that it never meets another Ray cluster on this machine. It is
-stopped by its own process groups' ids (and any process left under its temporary folder, by pid),
-never by `ray stop`, which would end every Ray process on the machine.
+ports for everything Ray listens on, so that it never meets another Ray cluster on this machine. Every process of the
+cluster, workers and actors included, carries MARKER in its environment (inherited from `ray start`, whatever
+title Ray gives it): `stop` ends the process groups, then every process still carrying this cluster's marker,
+never by `ray stop`, which would end every Ray process on the machine; `leftovers()` names any process of any
+test cluster still running (tests/conftest.py fails the session on one).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from tests.ports import free_port
 
 RAY = Path(sys.executable).with_name("ray")
+MARKER = "RULESQA_TEST_CLUSTER"
 HOST = "127.0.0.2"
 
 
@@ -65,6 +68,7 @@ class RayNodes:
         self.env = {**os.environ, "RAY_memory_monitor_refresh_ms": "0", "RAY_USAGE_STATS_ENABLED": "0",
                     "RAY_SERVE_PROXY_PREFER_LOCAL_NODE_ROUTING": "0", **(env or {})}
         self.env.pop("RAY_ADDRESS", None)
+        self.env[MARKER] = str(self.root)
         self.procs: list[subprocess.Popen] = []
         self.windows: list[tuple[int, int]] = []  # each node's worker ports
 
@@ -156,8 +160,9 @@ class RayNodes:
         return " | ".join(f.name + ": " + f.read_text(errors="replace")[-800:] for f in sorted(self.root.glob("*.log")))
 
     def stop(self) -> None:
-        """SIGTERM each node's process group, SIGKILL what is left after 5 s, then any process still
-        running from our temporary folder (by its pid). Twice is harmless."""
+        """SIGTERM each node's process group, SIGKILL what is left after 5 s, then every process still carrying
+        this cluster's marker (Ray's workers and actors, which live in process groups of their own), until none
+        is left. Twice is harmless."""
         if not self.root.exists():
             return
         for proc in reversed(self.procs):
@@ -170,12 +175,34 @@ class RayNodes:
                 pass
             _signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
-        for pid in _processes_under(self.root):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        deadline = time.monotonic() + 30
+        while (left := leftovers(str(self.root))) and time.monotonic() < deadline:
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.2)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def leftovers(root: str | None = None) -> list[int]:
+    """Pids of the processes of a test cluster (of the one at `root`, or of any) still running: those whose
+    environment carries the marker, or whose command line names the cluster's folder."""
+    marker = f"{MARKER}={root}".encode() if root else f"{MARKER}=".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if any(var == marker or (not root and var.startswith(marker)) for var in environ.split(b"\0")) or \
+                (root and root.encode() in cmdline):
+            found.append(int(entry.name))
+    return found
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -183,17 +210,3 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _processes_under(root: Path) -> list[int]:
-    """Pids of processes whose command line names our temporary folder (they are this cluster's)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if str(root) in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found

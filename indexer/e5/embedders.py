@@ -23,7 +23,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, build_float32_folder, ensure_model, read_manifest
+from indexer.e5.folder import (MANIFEST, MODEL_NAME, ONNX_FILE, RULES_VARIANT, build_float32_folder, ensure_model,
+                                read_manifest)
 from indexer.e5.weights import file_sha256
 from indexer.errors import ModelError
 from indexer.locks import hold_shared
@@ -192,14 +193,20 @@ class TorchEmbedder(_FolderEmbedder):
 
 def load_embedder(name: str | None = None, *, model_dir: Path, threads: int | None = None,
                   backend: Backend = "auto") -> OnnxEmbedder | TorchEmbedder:
-    """The embedder for a configured model: None/"default" is the e5-small folder at `model_dir`
-    (built on first use); anything else is a sentence-transformers folder or hub name."""
+    """The embedder for a configured model: None/"default" is the e5-small folder at `model_dir` (built on
+    first use); "rules-fr" is e5-small taught rulebooks (rules_model.py), composed beside it on first use;
+    anything else is a sentence-transformers folder or hub name."""
     if backend not in BACKENDS:
         raise ModelError(f"backend inconnu : {backend!r} (auto, onnx ou torch)")
     threads = threads or default_threads()
     if name in DEFAULT_ALIASES:
         path: Path | None = ensure_model(model_dir)
         model_id = MODEL_NAME
+    elif name == RULES_VARIANT:
+        from indexer.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+
+        path = build_rules_model(ensure_model(model_dir), Path(model_dir).parent / RULES_MODEL_NAME)
+        model_id = RULES_MODEL_NAME
     else:
         local = Path(name).expanduser()
         path = local if local.is_dir() else None

@@ -27,6 +27,8 @@ from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
 
 MODEL_NAME = "multilingual-e5-small"
+# e5-small taught rulebooks: the base plus the committed low-rank deltas (indexer/e5/rules_model.py).
+RULES_VARIANT = "rules-fr"
 # Bump when the folder layout or conversion changes, so existing builds are redone.
 # 2: the 4-bit ONNX graph, no safetensors.
 BUILD_VERSION = 2

@@ -5,7 +5,7 @@ import time
 from functools import partial
 
 import anyio
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from service.engine import limits
 from service.engine.answerer import Answerer
@@ -103,9 +103,10 @@ def _game(answerer: Answerer, game) -> dict:
             summary="Les jeux connus, ou cherchés")
 def games(answerer: Answerer = Depends(get_answerer),
           q: str | None = Query(None, max_length=MAX_QUERY_CHARS, description="Titre, alias ou id cherché "
-                                "(fautes de frappe tolérées) ; absent : tous les jeux, par titre."),
-          limit: int = Query(50, ge=1, le=200, description="Jeux par page."),
-          offset: int = Query(0, ge=0, description="Jeux sautés (pagination).")) -> dict:
+                                "(fautes de frappe tolérées) ; absent : tous les jeux, par titre.",
+                                examples=["karouba"]),
+          limit: int = Query(50, ge=1, le=200, description="Jeux par page.", examples=[20]),
+          offset: int = Query(0, ge=0, description="Jeux sautés (pagination).", examples=[0])) -> dict:
     page = answerer.catalogue.search(q, limit, offset)
     return {"games": [_game(answerer, g) for g in page.games], "total": page.total, "offset": offset,
             "limit": limit}
@@ -113,7 +114,8 @@ def games(answerer: Answerer = Depends(get_answerer),
 
 @router.get("/api/games/{game_id}", response_model=Game, operation_id="getGame", tags=["jeux"], summary="Un jeu",
             responses={**error_responses(UNKNOWN_GAME, STARTING), **GAME_LINKS})
-def game(game_id: str, answerer: Answerer = Depends(get_answerer)) -> dict:
+def game(game_id: str = Path(..., description="Id du jeu.", examples=["karuba"]),
+         answerer: Answerer = Depends(get_answerer)) -> dict:
     return _game(answerer, answerer.retriever.game(game_id))
 
 
@@ -149,7 +151,11 @@ def get_pages(request: Request):
             responses={200: {"content": {"image/webp": {}}, "description": "La page, en WebP"},
                        **error_responses((404, "Jeu inconnu (`unknown_game`), ou page ou livret PDF introuvable "
                                                "(`unknown_page`)"), STARTING)})
-async def page_image(game_id: str, label: str, request: Request, passage: str | None = None,
+async def page_image(request: Request,
+                     game_id: str = Path(..., description="Id du jeu.", examples=["karuba"]),
+                     label: str = Path(..., description="La page imprimée.", examples=["6"]),
+                     passage: str | None = Query(None, description="Un passage de la page, à surligner.",
+                                                 examples=["karuba-3438c0d8c7dd"]),
                      answerer: Answerer = Depends(get_answerer), pages=Depends(get_pages)) -> Response:
     """La page imprimée `label` du livret PDF du jeu ; avec `?passage=ID`, les lignes du passage surlignées."""
     game = answerer.retriever.game(game_id)

@@ -87,7 +87,14 @@ class ChoiceRequest(BaseModel):
                             pattern=r"^[a-z0-9][a-z0-9-]{0,99}$")
 
 
+KARUBA = {"id": "karuba", "title": "Karuba", "aliases": ["Karuba l'île au trésor"], "author": "Rüdiger Dorn",
+            "publisher": "HABA", "year": 2015, "players": "2 à 4", "duration": "30 à 40 min", "age": "8 ans et +",
+            "passages": 19, "pdf": False}
+
+
 class Game(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [KARUBA]})
+
     id: str
     title: str
     aliases: list[str]
@@ -102,6 +109,9 @@ class Game(BaseModel):
 
 
 class GamesResponse(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"games": [KARUBA], "total": 1, "offset": 0,
+                                                                "limit": 20}]})
+
     games: list[Game]
     total: int = Field(..., description="Jeux correspondant à la recherche, toutes pages confondues.")
     offset: int
@@ -109,6 +119,12 @@ class GamesResponse(BaseModel):
 
 
 class Health(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "status": "ok", "model": "multilingual-e5-small", "model_fingerprint": "9d1c…", "corpus_hash": "4be2…",
+        "built_at": "2026-12-02T08:00:00+00:00", "games": 4, "passages": 81,
+        "passages_per_game": {"cubirds": 23, "cubitos": 21, "karuba": 19, "sans-arret": 18},
+        "calibration": "calibrated", "log": "ok"}]})
+
     status: str = Field(..., examples=["ok"])
     model: str
     model_fingerprint: str
@@ -133,6 +149,11 @@ class KLimits(BaseModel):
 
 class ClientConfig(BaseModel):
     """What the table page and the widget need to check a question before sending it."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "max_question_chars": 1000, "k": {"min": 1, "max": 20, "default": 5},
+        "game_id_pattern": "^[a-z0-9]+(?:-[a-z0-9]+)*$", "modes": ["dense", "lexical", "hybrid"],
+        "default_mode": "hybrid"}]})
 
     max_question_chars: int
     k: KLimits

@@ -32,6 +32,33 @@ def time_limit():
     signal.signal(signal.SIGALRM, previous)
 
 
+@pytest.fixture(autouse=True)
+def actors_end_with_their_test(request):
+    """A test's Ray Data actors (the index build's encoders) end with the test that started them."""
+    yield
+    if "ray_cluster" not in request.fixturenames:
+        return
+    import time
+
+    from tests.ray_nodes import leftovers
+
+    def encoders() -> list[str]:
+        titles = []
+        for pid in leftovers():
+            try:
+                title = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if "MapWorker" in title:
+                titles.append(title.strip())
+        return titles
+
+    deadline = time.monotonic() + 20
+    while encoders() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert encoders() == [], "des acteurs Ray du test tournent encore"
+
+
 @pytest.fixture(scope="session")
 def ray_cluster():
     pytest.importorskip("ray", reason="Ray absent : `pip install -e '.[cluster]'` (make cluster-deps) pour les tests de grappe")

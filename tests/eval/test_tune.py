@@ -31,14 +31,31 @@ def test_calibration_refuses_no_answerable_dev_question_and_picks_the_best_fusio
     assert 0.0 <= info["measured"]["abstain_recall"] <= 1.0
 
 
-def test_ranking_quality_is_a_share_of_answerable_questions(fake_index):
-    answerer = fake_answerer(fake_index)
-    collected = collect(answerer, load_questions("dev"))
-    quality = ranking_quality(answerer, collected)
-    answerable = sum(a.gold.answerable for a in collected)
-    hits = quality["hit@1"] * answerable
-    assert hits == pytest.approx(round(hits))  # a whole number of answerable questions
-    assert quality["hit@1"] <= quality["mrr@10"] <= 1.0
+def test_ranking_quality_is_a_share_of_answerable_questions():
+    """Four answerable questions whose first right passage is 1st, 2nd, absent and 1st, and one question
+    without an answer (ranked, never counted): hit@1 = 2/4, MRR@10 = (1 + 1/2 + 0 + 1) / 4."""
+    from eval.gold import GoldQuestion
+    from eval.tune import Asked
+    from service.engine.answer import Answer, CitedPassage, GameRef, Quote
+    from service.engine.question import Query
+
+    def passage(i, text):
+        return CitedPassage(f"karuba-{i}", "karuba", None, [i], text, 1.0, "", "")
+
+    right, wrong = "2 points par pépite d'or", "Une plaquette ne porte jamais deux aventuriers."
+    ranked = {"q1": [right, wrong], "q2": [wrong, right], "q3": [wrong, wrong], "q4": [right], "q5": [right]}
+
+    class Scripted:
+        def answer(self, query, scored):
+            passages = [passage(i, t) for i, t in enumerate(ranked[query.question], 1)]
+            return Answer(query.question, GameRef("karuba", "Karuba"), False, True,
+                          Quote(passages[0].text, "", passages[0].id, [passages[0].id]), "", passages, None, None)
+
+    asked = [Asked(GoldQuestion(q, q, "karuba", "karuba", q != "q5", (right,) if q != "q5" else (), (), "fr",
+                                refusal=None if q != "q5" else "not_in_rules"), Query(q, "karuba"), None)
+             for q in ranked]
+    quality = ranking_quality(Scripted(), asked)
+    assert quality == pytest.approx({"hit@1": 2 / 4, "mrr@10": (1 + 1 / 2 + 0 + 1) / 4})
 
 
 def test_calibration_refuses_any_split_but_dev(fake_index):

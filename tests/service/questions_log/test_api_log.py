@@ -98,7 +98,10 @@ def test_bad_feedback_bodies_get_a_french_4xx(client, body, status, fragment):
 
 def test_a_500_character_comment_is_accepted(client):
     answer = ask(client, {"question": NUGGETS, "game": "karuba"})
-    assert feedback(client, {"ask_id": answer["ask_id"], "helpful": True, "comment": "é" * 500}).status_code == 204
+    comment = "é" * 499 + "!"  # 500 characters, 999 bytes in UTF-8
+    assert feedback(client, {"ask_id": answer["ask_id"], "helpful": True, "comment": comment}).status_code == 204
+    row = logged(client)[answer["ask_id"]]
+    assert (row["helpful"], row["comment"]) == (True, comment)  # kept whole, not cut at a byte limit
 
 
 def test_an_unknown_client_kind_is_refused(client):

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import re
 
 import pytest
 from fastapi.testclient import TestClient
@@ -194,10 +195,36 @@ def test_one_access_log_line_per_request(client, caplog):
     assert lines[1].startswith("POST /api/ask 422 ")
 
 
+def _examples(spec: dict, operation: dict) -> list:
+    """Every example an operation shows: its parameters', its JSON body's and its JSON answer's."""
+    schemas = spec["components"]["schemas"]
+
+    def resolved(schema):
+        return schemas[schema["$ref"].rsplit("/", 1)[1]] if "$ref" in schema else schema
+
+    found = [p.get("examples", p.get("schema", {}).get("examples")) for p in operation.get("parameters", [])]
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+    answer = operation["responses"].get("200", {}).get("content", {}).get("application/json")
+    found += [resolved(part["schema"]).get("examples") for part in (body, answer) if part and "schema" in part]
+    return found
+
+
 def test_openapi_has_french_examples(client):
+    """Every route shows an example of each parameter, of its JSON body and of its JSON answer, and the text a
+    person reads in them is French."""
     spec = client.get("/openapi.json").json()
-    examples = json.dumps(spec["components"]["schemas"]["AskRequest"], ensure_ascii=False)
-    assert "pépites d'or" in examples
+    operations = [(path, op) for path, ops in spec["paths"].items() for op in ops.values()]
+    assert len(operations) >= 8
+    french = re.compile(r"[éèêàçùôî]|\b(?:les?|la|des|une?|du|et|pour|jeu|page)\b", re.IGNORECASE)
+    for path, operation in operations:
+        examples = _examples(spec, operation)
+        assert examples and all(examples), (path, operation["operationId"], examples)
+        text = json.dumps(examples, ensure_ascii=False)
+        # Routes whose examples hold words for a person (not only ids, numbers and limits).
+        if operation["operationId"] in ("ask", "giveFeedback", "listGames", "getGame"):
+            assert french.search(text), (path, text)
+    ask = json.dumps(spec["components"]["schemas"]["AskRequest"]["examples"], ensure_ascii=False)
+    assert "pépites d'or" in ask and "et à deux joueurs ?" in ask
     assert client.get("/docs").status_code == 200
 
 

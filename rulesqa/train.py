@@ -1,0 +1,80 @@
+"""`rulesqa train`: e5-small taught rulebooks, from the training corpus (training/) to the committed deltas.
+
+The training games' questions whose labels the third writer found right (eval/training_set.py) become
+(question, answering passage, hard negative) examples, the passage written as the index embeds it; the hard
+negative is the passage of the same game the base model ranks highest among the wrong ones. Low-rank
+adapters are trained on them (indexer/e5/lora.py), seeded, and written as the deltas
+(indexer/e5/rules_model.py). The four corpus games and eval/questions/ are never read here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from eval.training_set import Example, examples, load, subset
+from indexer.e5.lora import LoraRecipe, recipe_dict, train_lora
+from indexer.e5.rules_model import DELTAS, save_deltas
+from indexer.store import embedding_text
+
+SEED = 0
+
+
+def hard_negatives(embedder, items: list[Example], passages: list[str]) -> list[str]:
+    """For each example, the passage of its game that `embedder` ranks highest for its question, its own
+    answer aside."""
+    unique = sorted(set(passages))
+    where = {text: i for i, text in enumerate(unique)}
+    vectors = embedder.encode_passages(unique)
+    questions = embedder.encode_queries([e.question for e in items])
+    game_of = {}
+    for e, text in zip(items, passages):
+        game_of.setdefault(e.game.id, set()).add(where[text])
+    out = []
+    for e, text, q in zip(items, passages, questions):
+        rows = np.array(sorted(game_of[e.game.id] - {where[text]}))
+        out.append(unique[rows[int(np.argmax(vectors[rows] @ q))]] if len(rows) else unique[(where[text] + 1) % len(unique)])
+    return out
+
+
+def train(conf, *, games: int | None = None, writers: int | None = None, out: Path = DELTAS, seed: int = SEED,
+          recipe: LoraRecipe = LoraRecipe(), progress: bool = True) -> dict:
+    """Train on the training split's games (`games` of them, by `writers` authors, for a learning curve) and
+    write the deltas to `out`; returns what their .json records."""
+    from indexer.atomic import scratch_dir
+    from indexer.e5.embedders import float32_twin
+    from indexer.e5.finetune import load_folder_embedder
+    from indexer.e5.folder import build_float32_folder, ensure_model, read_manifest
+
+    started = time.monotonic()
+    chosen = subset(load(split="train"), games, writers, seed)
+    items = examples(chosen)
+    passages = [embedding_text(e.passage, e.game) for e in items]
+    base_dir = ensure_model(conf.model_dir)
+    negatives = hard_negatives(load_folder_embedder(base_dir, conf.threads), items, passages) \
+        if recipe.hard_negatives else None
+    float32_dir = build_float32_folder(base_dir, float32_twin(base_dir))
+    scratch = scratch_dir(Path(conf.model_dir).parent, "train")
+    try:
+        factors, figures = train_lora(float32_dir, [e.question for e in items], passages, negatives, recipe=recipe,
+                                      seed=seed, scratch=scratch, threads=conf.threads, progress=progress)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    digest = hashlib.sha256(json.dumps([[e.question, p] for e, p in zip(items, passages)],
+                                       ensure_ascii=False).encode()).hexdigest()
+    info = {
+        "recipe": recipe_dict(recipe), "seed": seed, "threads": conf.threads,
+        "base_fingerprint": (read_manifest(base_dir) or {}).get("fingerprint"),
+        "trained_on": {"games": [g.entry.id for g in chosen], "authors": sorted({g.entry.author for g in chosen}),
+                       "examples": len(items), "examples_sha256": digest},
+        "training": {**figures, "seconds": round(time.monotonic() - started, 1),
+                     "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)},
+    }
+    save_deltas(factors, info, out)
+    return info
