@@ -7,7 +7,7 @@ CLUSTER_STAMP := $(VENV)/.cluster-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps cluster-deps index model calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps cluster-deps index model train calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -29,6 +29,10 @@ cluster-deps: $(CLUSTER_STAMP)
 
 model: install
 	$(BIN)/rulesqa model build
+
+# e5 taught rulebooks: the low-rank deltas (indexer/e5/deltas/rules-fr.npz) rebuilt from training/, seeded.
+train: install
+	$(BIN)/rulesqa train
 
 index: install
 	$(BIN)/rulesqa index

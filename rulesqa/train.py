@@ -26,6 +26,21 @@ from indexer.store import embedding_text
 SEED = 0
 
 
+def gold_texts() -> set[str]:
+    """The gold questions (dev and test), folded: a training question with the same words is left out, so
+    that no evaluation question is ever trained on, even a generic one two writers phrased alike."""
+    from eval.gold import SPLITS, load_questions
+
+    return {q.question.casefold().strip() for split in SPLITS for q in load_questions(split)}
+
+
+def training_examples(games: int | None = None, writers: int | None = None, seed: int = SEED) -> tuple[list, list]:
+    """(games chosen, their examples) of the training split, gold question texts left out."""
+    chosen = subset(load(split="train"), games, writers, seed)
+    gold = gold_texts()
+    return chosen, [e for e in examples(chosen) if e.question.casefold().strip() not in gold]
+
+
 def hard_negatives(embedder, items: list[Example], passages: list[str]) -> list[str]:
     """For each example, the passage of its game that `embedder` ranks highest for its question, its own
     answer aside."""
@@ -53,8 +68,7 @@ def train(conf, *, games: int | None = None, writers: int | None = None, out: Pa
     from indexer.e5.folder import build_float32_folder, ensure_model, read_manifest
 
     started = time.monotonic()
-    chosen = subset(load(split="train"), games, writers, seed)
-    items = examples(chosen)
+    chosen, items = training_examples(games, writers, seed)
     passages = [embedding_text(e.passage, e.game) for e in items]
     base_dir = ensure_model(conf.model_dir)
     negatives = hard_negatives(load_folder_embedder(base_dir, conf.threads), items, passages) \
