@@ -43,7 +43,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_shelf import RandomVectors, memory_status  # noqa: E402
+from bench_shelf import memory_status  # noqa: E402
 from shelf import generate  # noqa: E402
 
 from tests.ray_nodes import RayNodes, free_port  # noqa: E402
@@ -266,11 +266,53 @@ def killed_replica(url: str, app: str, bodies: list[dict]) -> list[tuple[str, st
 # ---------- 4. a shelf in 4 shards ----------
 
 
+def fail(reason: str) -> None:
+    """End the benchmark with one line saying why (from any thread), and exit code 1."""
+    print(f"bench_cluster: échec : {reason}", file=sys.stderr, flush=True)
+    os._exit(1)
+
+
+def watch(nodes: RayNodes, stop: threading.Event) -> threading.Thread:
+    """A thread that ends the benchmark in one line when a node of the cluster dies (the kernel's OOM killer,
+    a crash): the driver would otherwise be ended by Ray itself, with no word on stderr."""
+    def run():
+        while not stop.wait(2):
+            for proc in nodes.procs:
+                if proc.poll() is not None and not stop.is_set():
+                    tail = nodes.logs()[-300:].replace("\n", " ")
+                    free = memory_available_mib()
+                    fail(f"un nœud Ray s'est arrêté (code {proc.returncode}, {free:,} Mio de mémoire disponible) : {tail}")
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def memory_available_mib() -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def build_shelf_in_child(corpus: Path, index: Path) -> None:
+    """The 4 shards built in a child process, so that the build's memory is handed back before the cluster
+    starts (a million passages held at once would otherwise stay in this process's heap)."""
+    code = ("import sys; sys.path[:0] = sys.argv[3:5]; from bench_shelf import RandomVectors; "
+            "from indexer.shelf import build_shards; from service.runtime.settings import load_settings; "
+            "build_shards(sys.argv[1], sys.argv[2], RandomVectors(load_settings().embedder()), 4, progress=False)")
+    run = subprocess.run([sys.executable, "-c", code, str(corpus), str(index), str(REPO),
+                          str(Path(__file__).resolve().parent)], capture_output=True, text=True)
+    if run.returncode != 0:
+        lines = (run.stderr.strip() or f"code {run.returncode}").splitlines()
+        fail(f"construction des 4 shards : {lines[-1]}")
+
+
 def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
     import random
 
     from indexer import store
-    from indexer.shelf import build_shards, read_shelf
+    from indexer.shelf import read_shelf
     from service.cluster.deploy import deploy, undeploy
     from service.runtime.settings import load_settings
 
@@ -280,11 +322,10 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
         t = time.perf_counter()
         generate(math.ceil(n / 172), corpus)
         rows.append(("corpus generation", f"{time.perf_counter() - t:.0f} s"))
-    e5 = load_settings().embedder()
     if not (index / "shelf.json").is_file():
         t = time.perf_counter()
-        build_shards(corpus, index, RandomVectors(e5), 4, progress=False)
-        rows.append(("build in 4 shards (vectors not encoded)", f"{time.perf_counter() - t:.0f} s"))
+        build_shelf_in_child(corpus, index)
+        rows.append(("build in 4 shards (vectors not encoded), in a child process", f"{time.perf_counter() - t:.0f} s"))
     shelf = read_shelf(index)
     rows.append(("passages / games", f"{shelf.manifest.corpus.passages:,} / {shelf.manifest.corpus.games:,}"))
     rows.append(("passages per shard", " / ".join(f"{s.passages:,}" for s in shelf.shards)))
@@ -296,7 +337,10 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
         p = first.passages[rng.randrange(len(first.passages))]
         asked.append((" ".join(p.text.split()[:12]).rstrip(" .?") + " ?", p.game))
     del first
+    rows.append(("memory available before the cluster starts", f"{memory_available_mib():,} MiB"))
     nodes = RayNodes(cpus=(3, 3), object_store_mb=300).start()
+    stop = threading.Event()
+    watch(nodes, stop)
     try:
         connect(nodes)
         settings = load_settings(index_dir=index, build_index_if_missing=False, log_questions=False)
@@ -318,8 +362,10 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
             m = memory_status(r["pid"])
             rows.append((f"RSS of a {r['role']} replica {r['replica']} (anonymous + mapped files), peak",
                          f"{m['VmRSS']:.0f} MiB ({m['RssAnon']:.0f} + {m['RssFile']:.0f}), {m['VmHWM']:.0f} MiB"))
+        rows.append(("memory available with the shelf deployed", f"{memory_available_mib():,} MiB"))
         undeploy(deployed.name)
     finally:
+        stop.set()
         nodes.stop()
     rows.append(("load average at the end", load()))
     return rows
@@ -360,7 +406,11 @@ def main() -> None:
             if kill_rows:
                 table("A replica killed under load (2 replicas, 8 clients)", kill_rows)
         if args.shelf:
-            table(f"A shelf of about {args.shelf:,} passages in 4 shards", bench_shelf(args.shelf, args.keep or work, args.questions))
+            try:
+                rows = bench_shelf(args.shelf, args.keep or work, args.questions)
+            except Exception as exc:  # one line saying why, not a traceback
+                fail(f"--shelf {args.shelf} : {type(exc).__name__} : {str(exc).splitlines()[0] if str(exc) else ''}")
+            table(f"A shelf of about {args.shelf:,} passages in 4 shards", rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n1-minute load average at the end: {load()}")
