@@ -15,8 +15,13 @@ def games():
     return load()
 
 
-def test_the_training_corpus_has_no_problem():
-    result = check()
+@pytest.fixture(scope="module")
+def checked():
+    return check()
+
+
+def test_the_training_corpus_has_no_problem(checked):
+    result = checked
     assert result["problems"] == []
     counts = result["counts"]
     assert counts["games"] >= 40 and counts["games_validation"] >= 6
@@ -75,7 +80,7 @@ def test_learning_curve_subsets_are_nested_and_spread(games):
     assert subset(train, 10) == ten  # seeded
 
 
-def test_the_readme_counts_are_the_corpus_s():
+def test_the_readme_counts_are_the_corpus_s(checked):
     text = (ROOT / "README.md").read_text("utf-8")
-    counts = check()["counts"]
+    counts = checked["counts"]
     assert f"{counts['games']} games" in text and f"{counts['questions']:,}".replace(",", " ") in text
