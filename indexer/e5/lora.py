@@ -30,7 +30,7 @@ class LoraRecipe:
 
     rank: int = 16
     alpha: int = 32  # the update is scaled by alpha / rank
-    learning_rate: float = 2e-4
+    learning_rate: float = 5e-4
     epochs: int = 1
     batch_size: int = 32
     max_seq_length: int = 128  # the training games' passages and questions stay under it
