@@ -35,6 +35,8 @@ def _safe(text: str) -> str:
         return "Q :" + text[2:]
     if text.startswith("- "):
         return "– " + text[2:]
+    if text.startswith("|"):  # a Markdown table row to the corpus reader (a line of "|" drawn as text)
+        return WORD_JOINER + text
     return text
 
 
