@@ -120,7 +120,7 @@ def page_chars(page) -> PageChars:
         chars: list[Char] = []
         fonts: list[Font] = []
         by_handle: dict[int, int] = {}
-        objects: dict[int, tuple] = {}  # text object -> (font index, upright, size, baseline - box bottom)
+        objects: dict[int, tuple] = {}  # text object -> (font index, upright, size)
         space = False
         for k in range(count):
             code = unicode(tp, k)
@@ -138,14 +138,15 @@ def page_chars(page) -> PageChars:
                     fonts.append(_font(raw, handle) if hkey else Font("", False, False, False))
                 angle = char_angle(tp, k)
                 upright = angle < 0 or min(angle, 2 * math.pi - angle) < 0.02  # -1: pdfium could not tell
-                # One font and size per pdfium text object, so one distance from the box to the baseline.
-                loose(tp, k, rect_p)
-                origin(tp, k, ox_p, oy_p)
-                known = objects[key] = (by_handle[hkey], upright, font_size(tp, k), oy.value - rect.bottom)
+                known = objects[key] = (by_handle[hkey], upright, font_size(tp, k))
             if not known[1]:
                 space = False
                 continue
             loose(tp, k, rect_p)
+            # Each glyph's own origin: where a font's ascent and descent are unknown (LibreOffice writes them
+            # as 0), pdfium's "loose" box is the glyph's ink, lower for p, q, g, and no offset from the box
+            # is one object's baseline.
+            origin(tp, k, ox_p, oy_p)
             text = "-" if code in (0xFFFE, 0x02) else chr(code)
             if rect.right - rect.left <= 0 and text not in ACCENTS and not text.strip():
                 continue
@@ -155,7 +156,7 @@ def page_chars(page) -> PageChars:
                 space = False
                 continue
             chars.append(Char(text, rect.left - left, rect.right - left, top - rect.top, top - rect.bottom,
-                              top - rect.bottom - known[3], known[2], known[0], space, key))
+                              top - oy.value, known[2], known[0], space, key))
             space = False
     finally:
         textpage.close()
