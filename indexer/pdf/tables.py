@@ -1,0 +1,269 @@
+"""Tables found on a page, each cell kept: a ruled table (rules.py) from its characters, an unruled one from
+rows of short pieces aligned in columns.
+
+- Ruled: horizontal rules stacked over one width frame the table; its columns are the vertical rules inside
+  it or, without any (booktabs: rules above, below and under the header only), the white rivers that cross
+  every row. Its rows are the bands between rules where rules separate the rows, else the baselines, a
+  baseline whose first cell is empty going on the row above (a wrapped cell). A framed box (one column) is
+  no table: its text stays text.
+- Unruled: three rows or more whose pieces (cut at a gap of two font sizes) start, or end, at the same x,
+  the cells short (a two-column page of prose is no table); a line whose only pieces sit in columns after
+  the first goes on the row above.
+
+Each table becomes one `TextLine` carrying it, so that reading order and page numbers handle it like a line.
+"""
+
+import statistics
+from dataclasses import dataclass, field
+
+from indexer.pdf.rules import Rules
+from indexer.pdf.text import join_hyphenated, reads_as_text
+
+ALIGN = 4.0  # points: column starts (or ends) this close are one column
+RIVER = 0.8  # font sizes: a white gap this wide across every row separates two columns
+MAX_BASELINES = 40  # a ruled band holding more lines is a framed page, not a table
+SHORT = 30  # characters: the median cell of an unruled table's columns (but the last) is no longer
+
+
+@dataclass
+class Table:
+    rows: list[list[str]]  # the header row first when `header`
+    header: bool
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float
+    ruled: bool
+    row_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # x0, top, x1, bottom
+
+
+# ------------------------------------------------------------------ ruled tables, from characters
+
+
+def _stacks(rules: Rules) -> list[list]:
+    """Horizontal rules of one width, one above the other: a table's frame and the rules inside it."""
+    stacks: list[list] = []
+    for rule in sorted(rules.horizontal, key=lambda r: r.at):
+        if rule.end - rule.start < 30:
+            continue
+        if stacks:
+            first, last = stacks[-1][0], stacks[-1][-1]
+            same_width = abs(last.start - rule.start) <= 3 and abs(last.end - rule.end) <= 3
+            # Where the frame has vertical rules, one crosses the gap to this rule, else it is another table.
+            framed = [v for v in rules.vertical if last.start - 2 <= v.at <= last.end + 2
+                      and v.start < last.at + 2 and v.end > first.at - 2]
+            crossing = any(v.start <= last.at + 2 and v.end >= rule.at - 2 for v in framed)
+            if same_width and (crossing or not framed):
+                stacks[-1].append(rule)
+                continue
+        stacks.append([rule])
+    return [s for s in stacks if len(s) >= 2]
+
+
+def _columns(chars, x0: float, x1: float, top: float, bottom: float, rules: Rules, size: float) -> list[float]:
+    """Column boundaries inside a ruled frame: its inner vertical rules, else white rivers."""
+    height = bottom - top
+    inner = sorted(v.at for v in rules.vertical if x0 + 3 < v.at < x1 - 3
+                   and min(v.end, bottom) - max(v.start, top) >= min(0.4 * height, 8))
+    cuts: list[float] = []
+    for x in inner:
+        if not cuts or x - cuts[-1] > 3:
+            cuts.append(x)
+    if cuts:
+        return cuts
+    if len({round(c.baseline) for c in chars}) < 2:
+        return []
+    covered = sorted((c.x0, c.x1) for c in chars)
+    gaps, reach = [], covered[0][1]
+    for a, b in covered[1:]:
+        if a - reach >= RIVER * size:
+            gaps.append((reach + a) / 2)
+        reach = max(reach, b)
+    return gaps
+
+
+def _baselines(chars) -> list[list]:
+    rows: list[list] = []
+    for c in sorted(chars, key=lambda c: c.baseline):
+        if rows and c.baseline - rows[-1][-1].baseline <= 0.3 * max(c.size, 1):
+            rows[-1].append(c)
+        else:
+            rows.append([c])
+    return rows
+
+
+def _cell_text(chars, fonts, segments) -> str:
+    lines = sorted(segments(chars, fonts), key=lambda line: (round(line.baseline), line.x0))
+    text = ""
+    for line in lines:
+        if text.endswith("-") and text[-2:-1].isalpha():
+            text = join_hyphenated(text, line.text, set())
+        else:
+            text = f"{text} {line.text}".strip()
+    return text
+
+
+def _split(chars, cuts: list[float]) -> list[list]:
+    cells: list[list] = [[] for _ in range(len(cuts) + 1)]
+    for c in chars:
+        middle = (c.x0 + c.x1) / 2
+        cells[sum(1 for x in cuts if middle > x)].append(c)
+    return cells
+
+
+def _rows_of(bands: list[list[list]], cuts, fonts, segments) -> tuple[list[list[str]], list, bool]:
+    """(rows of cells, their boxes, whether the first row is a header set apart by a rule)."""
+    if len(bands) >= 3:  # rules between the rows: a band is a row, its lines a cell's wrapped lines
+        groups = [[c for line in band for c in line] for band in bands]
+        return ([[_cell_text(cell, fonts, segments) for cell in _split(g, cuts)] for g in groups],
+                [_union(None, g) for g in groups], False)
+    rows, boxes = [], []
+    if len(bands) == 2:  # a header band (over one line or more) and a body band, booktabs-like
+        head = [c for line in bands[0] for c in line]
+        rows.append([_cell_text(cell, fonts, segments) for cell in _split(head, cuts)])
+        boxes.append(_union(None, head))
+    for line in bands[-1]:
+        texts = [_cell_text(cell, fonts, segments) for cell in _split(line, cuts)]
+        if len(rows) > (len(bands) == 2) and not texts[0]:  # a wrapped cell goes on the row above
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], texts)]
+            boxes[-1] = _union(boxes[-1], line)
+        else:
+            rows.append(texts)
+            boxes.append(_union(None, line))
+    return rows, boxes, len(bands) == 2
+
+
+def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], list]:
+    """(tables, the characters outside them). `segments(chars, fonts)`: the page's own line builder."""
+    tables, used = [], set()
+    for stack in _stacks(rules):
+        x0, x1 = min(r.start for r in stack), max(r.end for r in stack)
+        top, bottom = stack[0].at, stack[-1].at
+        inside = [c for c in chars if x0 - 1 <= (c.x0 + c.x1) / 2 <= x1 + 1 and top < c.baseline <= bottom + 1
+                  and id(c) not in used]
+        if not inside:
+            continue
+        size = statistics.median(c.size for c in inside)
+        cuts = _columns(inside, x0, x1, top, bottom, rules, size)
+        if not cuts:
+            continue  # a framed box: text
+        bands = [_baselines([c for c in inside if a.at < c.baseline <= b.at + 1]) for a, b in zip(stack, stack[1:])]
+        bands = [band for band in bands if band]
+        if not bands or any(len(band) > MAX_BASELINES for band in bands):
+            continue
+        rows, boxes, ruled_header = _rows_of(bands, cuts, fonts, segments)
+        first = [c for c in bands[0][0] if c.text.isalnum()]
+        bold = bool(first) and sum(1 for c in first if fonts[c.font].bold) > len(first) / 2
+        table = _table(rows, boxes, ruled_header or bold, x0, top, x1, bottom, size, True)
+        if table is not None:
+            tables.append(table)
+            used.update(id(c) for c in inside)
+    return tables, [c for c in chars if id(c) not in used]
+
+
+def _union(box, chars):
+    x0, top = min(c.x0 for c in chars), min(c.top for c in chars)
+    x1, bottom = max(c.x1 for c in chars), max(c.bottom for c in chars)
+    if box is None:
+        return x0, top, x1, bottom
+    return min(box[0], x0), min(box[1], top), max(box[2], x1), max(box[3], bottom)
+
+
+def _table(rows, boxes, header, x0, top, x1, bottom, size, ruled) -> Table | None:
+    cells = [cell for row in rows for cell in row if cell]
+    if len(rows) < 2 or not cells:
+        return None
+    # Text, not a drawing's labels or a staff of music: most cells read as words or figures.
+    if sum(1 for cell in cells if reads_as_text(cell, numbers_too=True) or len(cell) <= 4) < 0.8 * len(cells):
+        return None
+    return Table(rows, header, x0, top, x1, bottom, size, ruled, boxes)
+
+
+# ------------------------------------------------------------------ unruled tables, from pieces
+
+
+def _row_groups(pieces) -> list[list]:
+    rows: list[list] = []
+    for p in sorted(pieces, key=lambda p: p.baseline or p.bottom):
+        base = p.baseline or p.bottom
+        if rows and abs((rows[-1][0].baseline or rows[-1][0].bottom) - base) <= 0.3 * max(p.size, 1):
+            rows[-1].append(p)
+        else:
+            rows.append([p])
+    return [sorted(row, key=lambda p: p.x0) for row in rows]
+
+
+def _column_of(piece, starts: list[float], ends: list[float]) -> int | None:
+    for j, (a, b) in enumerate(zip(starts, ends)):
+        if abs(piece.x0 - a) <= ALIGN or abs(piece.x1 - b) <= ALIGN:
+            return j
+    return None
+
+
+def aligned_tables(pieces) -> tuple[list[Table], list]:
+    """(tables, the pieces outside them) for rows of pieces aligned in columns, without rules."""
+    rows = _row_groups(pieces)
+    tables, used, i = [], set(), 0
+    while i < len(rows):
+        row = rows[i]
+        if len(row) < 2:
+            i += 1
+            continue
+        starts, ends = [p.x0 for p in row], [p.x1 for p in row]
+        grid = [[p.text for p in row]]
+        members, boxes = [list(row)], [_box(row)]
+        j = i + 1
+        while j < len(rows):
+            nxt = rows[j]
+            where = [_column_of(p, starts, ends) for p in nxt]
+            gap = (nxt[0].baseline or nxt[0].bottom) - (members[-1][0].baseline or members[-1][0].bottom)
+            if None in where or len(set(where)) != len(where) or gap > 2.6 * max(nxt[0].size, 1):
+                break
+            cells = [""] * len(starts)
+            for p, col in zip(nxt, where):
+                cells[col] = p.text
+            if 0 not in where:  # a wrapped cell
+                grid[-1] = [f"{a} {b}".strip() for a, b in zip(grid[-1], cells)]
+                boxes[-1] = _merge_box(boxes[-1], _box(nxt))
+            else:
+                grid.append(cells)
+                boxes.append(_box(nxt))
+            members.append(nxt)
+            j += 1
+        flat = [p for m in members for p in m]
+        if len(grid) >= 3 and _tabular(grid, flat, len(starts)):
+            table = Table(grid, False, min(p.x0 for p in flat), min(p.top for p in flat),
+                          max(p.x1 for p in flat), max(p.bottom for p in flat),
+                          statistics.median(p.size for p in flat), False, boxes)
+            table.header = all(p.bold for p in row) and not any(p.bold for p in members[-1])
+            tables.append(table)
+            used.update(id(p) for p in flat)
+            i = j
+        else:
+            i += 1
+    return tables, [p for p in pieces if id(p) not in used]
+
+
+def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
+    """Rows of short cells in one size, not two columns of prose that happen to share their baselines: no
+    column but the last holds long text, none holds a heading, the first is not a sentence wrapped."""
+    if sum(1 for row in grid if sum(1 for c in row if c) >= 2) < 2:
+        return False
+    if any(statistics.median(len(row[k]) for row in grid) > SHORT for k in range(width - 1)):
+        return False
+    sizes = [p.size for p in pieces]
+    if max(sizes) - min(sizes) > 1.0:
+        return False
+    firsts = [row[0] for row in grid]
+    wrapped = sum(1 for a, b in zip(firsts, firsts[1:]) if a and b[:1].islower() and not a[-1:] in ".!?:;,)")
+    return wrapped <= 1
+
+
+def _box(pieces) -> tuple[float, float, float, float]:
+    return (min(p.x0 for p in pieces), min(p.top for p in pieces), max(p.x1 for p in pieces),
+            max(p.bottom for p in pieces))
+
+
+def _merge_box(a, b):
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
