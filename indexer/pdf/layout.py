@@ -10,7 +10,7 @@ from pathlib import Path
 
 from indexer.errors import PdfError
 from indexer.pdf.lines import TextLine, segments
-from indexer.pdf.text import normalise, reads_as_text
+from indexer.pdf.text import LEADER, normalise, reads_as_text
 
 EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
 EDGE_ROWS = 2  # rows at each end that may be running text or carry the page number
@@ -143,6 +143,8 @@ def _gutter(lines: list[TextLine], width: float) -> float | None:
     A few lines may cross it (a title over both columns); the two sides must share some height."""
     import numpy as np
 
+    # Dot leaders and page numbers set far right in a table of contents are no column.
+    lines = [line for line in lines if not (LEADER.search(line.text) or line.text.isdigit())]
     if len(lines) < 2:
         return None
     x0 = np.array([line.x0 for line in lines])
@@ -158,7 +160,9 @@ def _gutter(lines: list[TextLine], width: float) -> float | None:
     big, inf = 1e9, np.inf
     overlap = (np.minimum(np.where(left, bottom, -inf).max(axis=1), np.where(right, bottom, -inf).max(axis=1))
                - np.maximum(np.where(left, top, big).min(axis=1), np.where(right, top, big).min(axis=1)))
-    ok = left.any(axis=1) & right.any(axis=1) & (overlap > 0)
+    # The right column starts near the gutter: right-aligned lines ("Retour au sommaire") make no column.
+    near = np.where(right, x0[None, :], big).min(axis=1) - xs <= 0.15 * width
+    ok = left.any(axis=1) & right.any(axis=1) & (overlap > 0) & near
     if not ok.any():
         return None
     fewest = cross[ok].min()
@@ -204,7 +208,8 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
         for line in row[1:]:
             first = TextLine(f"{first.text} {line.text}", first.x0, min(first.top, line.top), line.x1,
                              max(first.bottom, line.bottom), max(first.size, line.size), first.bold and line.bold,
-                             first.column, first.cells + line.cells, first.para, first.baseline)
+                             first.column, first.cells + line.cells, first.para, first.baseline,
+                             link=first.link and line.link)
         out.append(first)
     return out
 
@@ -212,7 +217,7 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
 def read_page(doc, index: int) -> PageText | None:
     """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead)."""
     from indexer.pdf.chars import page_chars
-    from indexer.pdf.rules import page_rules
+    from indexer.pdf.rules import page_links, page_rules
     from indexer.pdf.tables import aligned_tables, ruled_tables
 
     try:
@@ -222,6 +227,7 @@ def read_page(doc, index: int) -> PageText | None:
     try:
         chars = page_chars(page)
         rules = page_rules(page, chars.box) if chars.chars else None
+        links = page_links(page, chars.box) if chars.chars else []
     except Exception:
         raise PdfError(f"la page {index + 1} du PDF est illisible ou endommagée") from None
     finally:
@@ -235,8 +241,16 @@ def read_page(doc, index: int) -> PageText | None:
     # What cannot be rule text is not kept until the end (a page of music is thousands of glyph pieces):
     # a lone number stays only among the edge rows, where it may be the page's.
     lines = [line for line in pieces if line.text.isdigit() or reads_as_text(line.text, numbers_too=True)]
+    # A lone number beside text on its line stays with it (a page number in a table of contents).
+    texts = [(line.baseline, line.size) for line in lines if not line.text.isdigit()]
+    for line in lines:
+        if line.text.isdigit():
+            line.beside = any(abs(b - line.baseline) <= 0.3 * max(s, 1) for b, s in texts)
+    for line in lines:
+        line.link = any(x0 <= line.x0 + 1 and line.x1 - 1 <= x1 and top <= (line.top + line.bottom) / 2 <= bottom
+                        for x0, top, x1, bottom in links)
     lines += [table_line(table) for table in tables + more]
     page = split_page(index, w, h, lines, chars.rotation)
     edges = {id(piece) for row in page.edges for piece in row.pieces}
-    page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit()]
+    page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit() or line.beside]
     return page

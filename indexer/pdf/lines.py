@@ -33,6 +33,9 @@ class TextLine:
     para: tuple | None = None  # OCR only: tesseract's (block, paragraph), a better guide than line gaps
     baseline: float = 0.0
     table: object = None  # a tables.Table this line stands for (its text: the cells, for classification)
+    link: bool = False  # the line is a link of its own (an entry of a table of contents, a link back)
+    beside: bool = False  # a lone number with text on its line (kept: a page number in a table of contents)
+    lead_bold: int = 0  # characters in bold that open a line not bold (a run-in term: "Brume Carte grise…")
 
 
 def _clusters(chars) -> list[list]:
@@ -152,8 +155,11 @@ def _line(chars, words: list[str], fonts) -> TextLine:
     sizes = statistics.median(c.size for c in chars)
     letters = [c for c in chars if c.text.isalnum()] or chars
     bold = sum(1 for c in letters if fonts[c.font].bold) > len(letters) / 2
+    lead = 0
+    while lead < len(chars) and fonts[chars[lead].font].bold:
+        lead += 1
     return TextLine(normalise(" ".join(words)), min(c.x0 for c in chars), min(c.top for c in chars),
                     max(c.x1 for c in chars), max(c.bottom for c in chars), round(sizes, 2), bold,
-                    baseline=statistics.median(c.baseline for c in chars))
+                    baseline=statistics.median(c.baseline for c in chars), lead_bold=0 if bold else lead)
 
 

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from collections import Counter
 
-from indexer.pdf.structure import Block
+from indexer.pdf.structure import CAPTION, Block
 
 TOC, LOT, INDEX, MENU, BACK, LEGAL = ("sommaire", "liste des tableaux ou figures", "index", "chemins de menu",
                                       "liens de retour", "mentions légales")
@@ -31,7 +31,6 @@ LEGAL_TEXT = re.compile(
     r"|\bcreative\s+commons\b|\bgnu\s+(?:free\s+documentation|fdl|gpl)\b|\blicen[cs]e\s+de\s+documentation\s+libre"
     r"|\blicen[cs]e\s+publique\s+générale|permission\s+(?:vous\s+)?est\s+(?:accordée|donnée)\s+de\s+(?:copier|"
     r"reproduire|distribuer)|\breproduction\s+(?:strictement\s+)?interdite")
-CAPTION = re.compile(r"(?i)^(?:tableau|table|figure|fig\.|illustration|image|schéma|encadré)\s+[\dIVX]+\b")
 NUMBERING = re.compile(r"(?i)^(?:(?:chapitre|partie|section|annexe)\s+)?(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[ivxlc]+\.)\s+")
 PAGES_AT_END = re.compile(r"(?:\s*[.…·]*\s*\d{1,4}(?:\s*[,–-]\s*\d{1,4})*)+$")
 INDEX_RUN = 4

@@ -1,5 +1,5 @@
 """The ruling lines a page draws (table borders, rules between rows and columns), read from pdfium's path
-objects: every producer measured (LibreOffice, Chromium, pdfLaTeX, pandoc, groff + Ghostscript) draws a
+objects, and its links (a table of contents printed by Chromium or LaTeX's hyperref links each entry): every producer measured (LibreOffice, Chromium, pdfLaTeX, pandoc, groff + Ghostscript) draws a
 table's rules as thin paths or thin filled rectangles, one per rule or per cell side. Collinear pieces
 that touch are merged into one rule, so a table drawn cell by cell has the same rules as one drawn whole.
 """
@@ -91,4 +91,24 @@ def merge(rules: list[Rule], tolerance: float = 1.2) -> list[Rule]:
                     out.append(Rule(at, *span))
                 span = [rule.start, rule.end]
         out.append(Rule(at, *span))
+    return out
+
+
+LINK = 2  # FPDF_ANNOT_LINK
+
+
+def page_links(page, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+    """The boxes (x0, top, x1, bottom, top-down points) of the page's link annotations."""
+    import pypdfium2.raw as raw
+
+    left, _, _, top = box
+    out = []
+    rect = raw.FS_RECTF()
+    for i in range(raw.FPDFPage_GetAnnotCount(page.raw)):
+        annot = raw.FPDFPage_GetAnnot(page.raw, i)
+        try:
+            if raw.FPDFAnnot_GetSubtype(annot) == LINK and raw.FPDFAnnot_GetRect(annot, rect):
+                out.append((rect.left - left, top - rect.top, rect.right - left, top - rect.bottom))
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
     return out

@@ -8,10 +8,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from indexer.pdf.layout import PageText, TextLine
-from indexer.pdf.text import join_hyphenated, reads_as_text
+from indexer.pdf.text import LEADER, join_hyphenated, reads_as_text
 
 BULLET = re.compile(r"^[•▪◦‣●■□➢►✓–—*+-]\s+")  # "+": how tesseract often reads a bullet
-NUMBERED = re.compile(r"^(?:\d{1,2}|[a-z])[.)]\s+\S")  # a numbered item or step: the number is its text
+# A numbered item, step or section ("1.", "b)", "2.3"): the number is part of its text.
+NUMBERED = re.compile(r"^(?:\d{1,2}[.)]|\d{1,2}(?:\.\d{1,2})+\.?|[a-z][.)])\s+\S")
 # Who wrote or drew the rulebook: a line of the title page, never a heading.
 AUTHOR = re.compile(r"(?i)^(?:(?:un|une)\s+(?:jeu|livret|manuel|règle)s?\b.{0,40}?\s(?:de|par)\s|par\s|"
                     r"(?:auteur|autrice|auteurs|illustrat\w*|illustré|traduct\w*|rédig\w*|conçu|imaginé|écrit)"
@@ -21,7 +22,6 @@ ENDS_SENTENCE = re.compile(r"[.!?:…»\"')]$")
 ENDS_CLAUSE = re.compile(r"[.!?:;…]$")
 NOT_A_TITLE = re.compile(r"[.,;]$")  # a heading does not end like a sentence or a clause
 # An entry of a table of contents or an index: a dot leader and page numbers ("Fin ....... 12").
-LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:\s\.){3,}")
 WORD = re.compile(r"\w[\w'-]*\w|\w")
 BARE = re.compile(r"^\W*\d{1,4}\W*$")  # a lone number (a page or footnote number, a bar number)
 HEADING_RATIO = 1.12  # a line this much larger than the body text is a heading
@@ -41,6 +41,7 @@ class Block:
     rows: list[tuple] = field(default_factory=list)  # table: (cells, printed page, box) per row
     bold: bool = False  # its first line mostly bold
     numbered: bool = False  # a list item that starts with its number
+    link: bool = False  # its first line is a link of its own
     ruled: bool = False  # table: drawn with rules (else found from aligned pieces)
     title_pages: list[int] = field(default_factory=list)  # term, qa: the pages of the title's lines
     text_pages: list[int] = field(default_factory=list)  # term, qa: the pages of the text's lines
@@ -59,6 +60,8 @@ def _body_size(lines: list[TextLine]) -> float:
 
 
 SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
+# A table's or a figure's caption: text to quote (a passage), not a section title.
+CAPTION = re.compile(r"(?i)^(?:tableau|table|figure|fig\.|illustration|image|schéma|encadré)\s+[\dIVX]+\b")
 
 
 class _Styles:
@@ -77,7 +80,8 @@ class _Styles:
     def kind(self, line: TextLine, alone: bool = True) -> tuple[str, int]:
         size = round(line.size * 2) / 2
         # OCR: a title is a paragraph of its own in tesseract's layout, not a line of a longer one.
-        title = reads_as_text(line.text) and not NOT_A_TITLE.search(line.text) and alone
+        title = (reads_as_text(line.text) and not NOT_A_TITLE.search(line.text) and alone
+                 and not CAPTION.match(line.text))
         if (size in self.levels and (line.bold or size not in self.bold_only) and title
                 and not AUTHOR.search(line.text)):
             return "h", self.levels[size]
@@ -102,6 +106,8 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
     last = block._last
     if block.kind in ("row", "table") or line.table is not None:  # a row of pieces, a table: one line
         return False
+    if line.link or last.link:  # a line that is a link of its own: an entry, on its own
+        return False
     if block.kind == "h":  # a heading goes on only with a line of the same level (a two-line title)
         if kind != "h" or level != block.level:
             return False
@@ -122,9 +128,14 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
         # A bullet's next line is indented under its text; a numbered item's may start under its number.
         if block.kind == "li" and (line.x0 <= block._x0 + 1 if not block.numbered else line.x0 < block._x0 - 1):
             return False
-        if ENDS_SENTENCE.search(block.text) and abs(line.x0 - last.x0) > 0.8 * line.size and not (
-                block.kind == "li" and len(block.boxes) == 1 and line.x0 > last.x0):
-            return False  # an indented first line, or the line after an indented quote: a new paragraph
+        # An indented first line, or the line after an indented quote: a new paragraph. But the second line
+        # of a paragraph whose first line is indented, or of an item hanging under its number, goes on.
+        second = len(block.boxes) == 1 and (line.x0 < last.x0 if block.kind == "p" else
+                                            block.kind == "li" and line.x0 > last.x0)
+        if ENDS_SENTENCE.search(block.text) and abs(line.x0 - last.x0) > 0.8 * line.size and not second:
+            return False
+        if ENDS_SENTENCE.search(block.text) and line.lead_bold >= 2:
+            return False  # a run-in term or title in bold opens the line: the next item of a list
         if (edge is not None and ENDS_SENTENCE.search(block.text) and last.x1 < edge - 1.5 * line.size
                 and not line.text[:1].islower()):
             return False  # justified text: a sentence ended on a short line ends its paragraph
@@ -166,7 +177,7 @@ def _justified(stream, body: float) -> dict[tuple[int, int], float]:
     for where, group in lines.items():
         edge, left = max(line.x1 for line in group), min(line.x0 for line in group)
         long = [line for line in group if line.x1 - line.x0 >= 0.6 * (edge - left)]
-        if len(long) >= 3 and sum(1 for line in long if line.x1 >= edge - 1.5) >= 0.6 * len(long):
+        if len(long) >= 2 and sum(1 for line in long if line.x1 >= edge - 1.5) >= 0.6 * len(long):
             out[where] = edge
     return out
 
@@ -230,8 +241,8 @@ def build_blocks(pages: list[PageText | None], numbers: list[int | None], left_o
             else:
                 current.text = f"{current.text} {text}"
         else:
-            current = Block(kind, text, level, bold=line.bold, numbered=kind == "li" and numbered, _first=line,
-                            _x0=line.x0, _size=line.size)
+            current = Block(kind, text, level, bold=line.bold, numbered=kind == "li" and numbered, link=line.link,
+                            _first=line, _x0=line.x0, _size=line.size)
             blocks.append(current)
         current._last, current._last_page = line, page.index
         if number not in current.pages:

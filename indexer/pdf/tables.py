@@ -13,6 +13,7 @@ rows of short pieces aligned in columns.
 Each table becomes one `TextLine` carrying it, so that reading order and page numbers handle it like a line.
 """
 
+import re
 import statistics
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ ALIGN = 4.0  # points: column starts (or ends) this close are one column
 RIVER = 0.8  # font sizes: a white gap this wide across every row separates two columns
 MAX_BASELINES = 40  # a ruled band holding more lines is a framed page, not a table
 SHORT = 30  # characters: the median cell of an unruled table's columns (but the last) is no longer
+MARKER = re.compile(r"^(?:[•▪◦‣●■□➢►✓–—*+-]|\(?(?:\d{1,2}|[a-zA-Z])[.)])$")
 
 
 @dataclass
@@ -256,6 +258,8 @@ def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
     if max(sizes) - min(sizes) > 1.0:
         return False
     firsts = [row[0] for row in grid]
+    if all(MARKER.match(cell) for cell in firsts if cell):
+        return False  # a list, its bullets or numbers set apart by a tab
     wrapped = sum(1 for a, b in zip(firsts, firsts[1:]) if a and b[:1].islower() and not a[-1:] in ".!?:;,)")
     return wrapped <= 1
 

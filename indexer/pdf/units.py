@@ -53,15 +53,17 @@ def _term_like(block: Block) -> bool:
 
 
 def _under(term: Block, text: Block) -> bool:
-    """The text starts right under the term, in its column (on its page)."""
+    """The text starts right under the term (on its page, not left of it)."""
     a, b = term._last, text._first
-    return (a is not None and b is not None and term._last_page == text._last_page and a.column == b.column
-            and 0 <= b.top - a.bottom < 1.5 * max(b.size, 1))
+    return (a is not None and b is not None and term._last_page == text._last_page and b.x0 > a.x0 - b.size
+            and -0.3 * b.size <= b.top - a.bottom < 1.5 * max(b.size, 1))
 
 
-def _is_term(blocks: list[Block], i: int, body: float) -> bool:
+def _is_term(blocks: list[Block], i: int, body: float, sibling: Block | None = None) -> bool:
+    """`sibling`: the term just made before this block's previous one, whose style a next step shares."""
     term, text = blocks[i], blocks[i + 1]
-    if not _term_like(term) or text.kind != "p" or not _same_page(term, text) or term.bold and text.bold:
+    if (not _term_like(term) or text.kind != "p" or not _same_page(term, text) or term.bold and text.bold
+            or term.link or text.link):
         return False
     if term.kind == "h" and not (term.bold and abs(term._size - body) < 0.6):
         return False  # a heading larger than the text is a section's title
@@ -73,7 +75,10 @@ def _is_term(blocks: list[Block], i: int, body: float) -> bool:
     stands_out = term.bold or term.numbered
     after = blocks[i + 2] if i + 2 < len(blocks) else None
     only = after is None or after.kind != "p" or after.bold or not _same_page(text, after)
-    return stands_out and only
+    # The next of a series of steps (each a title and a paragraph) may be followed by more text.
+    series = sibling is not None and (sibling.kind, sibling.bold, sibling._size) == ("term", term.bold, term._size) \
+        and abs(sibling._x0 - term._x0) < 1
+    return stands_out and (only or series)
 
 
 def _terms_from_table(block: Block) -> list[Block] | None:
@@ -112,7 +117,8 @@ def group_units(blocks: list[Block]) -> list[Block]:
             out.append(_joined("qa", block, answer))
             i += 1 + len(answer)
             continue
-        if nxt is not None and _is_term(blocks, i, body):
+        sibling = out[-1] if out and out[-1].kind == "term" else None
+        if nxt is not None and _is_term(blocks, i, body, sibling):
             out.append(_joined("term", block, [nxt]))
             i += 2
             continue
