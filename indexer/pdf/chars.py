@@ -126,7 +126,8 @@ def page_chars(page) -> PageChars:
             code = unicode(tp, k)
             if code in (0x20, 0xA0, 0x0D, 0x0A):
                 if code != 0x0D and code != 0x0A and not generated(tp, k):
-                    space = True
+                    loose(tp, k, rect_p)
+                    space = rect.left  # where the space starts: one the next glyph overlaps is no space
                 continue
             key = text_object(tp, k) or 0
             known = objects.get(key)
@@ -155,8 +156,10 @@ def page_chars(page) -> PageChars:
             if not (left <= cx <= right and bottom <= cy <= top):
                 space = False
                 continue
+            # groff's PostScript writes spaces of no width inside words ("sauveg arde"), which Ghostscript keeps.
+            real = space is not False and rect.left - space > 0.15 * known[2]
             chars.append(Char(text, rect.left - left, rect.right - left, top - rect.top, top - rect.bottom,
-                              top - oy.value, known[2], known[0], space, key))
+                              top - oy.value, known[2], known[0], real, key))
             space = False
     finally:
         textpage.close()

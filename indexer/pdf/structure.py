@@ -167,19 +167,21 @@ def _pitches(stream) -> dict[float, float]:
 
 
 def _justified(stream, body: float) -> dict[tuple[int, int], float]:
-    """(page index, column) -> the right edge its text is justified to, where it is: most of its long
-    lines of body text end there."""
+    """(page index, column) -> the right edge its text is justified to, when the document's text is
+    justified (most of its pages' long lines of body text end at their right edge)."""
     lines: dict[tuple[int, int], list[TextLine]] = {}
     for page, _, line in stream:
         if line.table is None and line.para is None and abs(line.size - body) < 0.6:
             lines.setdefault((page.index, line.column), []).append(line)
-    out = {}
+    edges, votes = {}, Counter()
     for where, group in lines.items():
         edge, left = max(line.x1 for line in group), min(line.x0 for line in group)
         long = [line for line in group if line.x1 - line.x0 >= 0.6 * (edge - left)]
-        if len(long) >= 2 and sum(1 for line in long if line.x1 >= edge - 1.5) >= 0.6 * len(long):
-            out[where] = edge
-    return out
+        if len(long) >= 2:
+            votes[sum(1 for line in long if line.x1 >= edge - 1.5) >= 0.6 * len(long)] += 1
+        edges[where] = edge
+    # Justified or ragged is the document's choice: a page with too few lines to tell follows the others.
+    return edges if votes[True] > votes[False] else {}
 
 
 def _dash_goes_on(block: Block | None, line: TextLine, page_index: int) -> bool:

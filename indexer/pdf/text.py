@@ -16,14 +16,14 @@ _BLANKS = re.compile(r"\s+")
 # pdfminer writes a glyph without a Unicode mapping as "(cid:N)": at a line start it is a dingbat bullet.
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+")
 # A Symbol or Wingdings bullet that Word documents map to the private use area (U+F0B7 and its kin).
-_PUA_BULLET = re.compile(r"^[\uf020-\uf0ff]\s+")
+_PUA_BULLET = re.compile(r"^[\uf020-\uf0ff](?=\s|$)")
 _CID = re.compile(r"\(cid:\d+\)")
 
 
 def normalise(text: str) -> str:
     """One line of PDF text as corpus text. NFC first: some producers emit "e" + combining accent."""
     text = unicodedata.normalize("NFC", text).translate(_TABLE)
-    text = _CID.sub("", _PUA_BULLET.sub("• ", _CID_BULLET.sub("• ", text.strip())))
+    text = _CID.sub("", _PUA_BULLET.sub("•", _CID_BULLET.sub("• ", text.strip())))
     return _BLANKS.sub(" ", text).strip()
 
 
