@@ -130,7 +130,7 @@ def _md(text: str) -> str:
 def markdown_source(doc: Document) -> str:
     out = ["---", f'title: "{doc.title}"', f'subtitle: "{doc.tagline}"', f'author: "{doc.author}"', "lang: fr",
            "geometry: margin=2.4cm", "fontsize: 11pt", "header-includes:", "  - \\usepackage{multicol}",
-           "  - \\newcommand{\\startcols}{\\begin{multicols}{2}}", "  - \\newcommand{\\stopcols}{\\end{multicols}}",
+           "  - \\newcommand{\\colsbegin}{\\begin{multicols}{2}}", "  - \\newcommand{\\colsend}{\\end{multicols}}",
            "  - \\DeclareUnicodeCharacter{2192}{\\ensuremath{\\rightarrow}}", "---", ""]
     figures = 0
     for n, page in enumerate(doc.pages):
@@ -178,9 +178,9 @@ def markdown_source(doc: Document) -> str:
                 out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in item.rows[1:]]
                 out.append("")
             elif k == "cols":
-                out += ["\\startcols", ""]
+                out += ["\\colsbegin", ""]
             elif k == "endcols":
-                out += ["\\stopcols", ""]
+                out += ["\\colsend", ""]
             elif k == "back":
                 out += [f"\\hfill {BACK}", ""]
             prev = k
@@ -194,6 +194,9 @@ def pandoc(doc: Document, folder: Path) -> Path:
     for n in range(1, figures + 1):
         picture(folder, n)
     (folder / f"{name}.md").write_text(markdown_source(doc), "utf-8")
-    subprocess.run(["pandoc", f"{name}.md", "-o", f"{name}.pdf", "--pdf-engine=pdflatex"], cwd=folder, check=True,
+    # Without latex_macros, \colsbegin stays a command (not expanded into an environment pandoc would pass
+    # through raw): the Markdown between it and \colsend is read. (\startX...\stopX is ConTeXt's, raw too.)
+    subprocess.run(["pandoc", "-f", "markdown-latex_macros", f"{name}.md", "-o", f"{name}.pdf",
+                    "--pdf-engine=pdflatex"], cwd=folder, check=True,
                    capture_output=True, timeout=300)
     return folder / f"{name}.pdf"

@@ -97,6 +97,10 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     if not blocks:
         raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
     card, lexique, todo = _box_facts(pages, numbers, blocks, lexicon_groups)
+    # The pages' lines are no longer needed: released before the Markdown is written and read back.
+    del pages
+    for block in blocks:
+        block._first = block._last = None
     header = {"id": game_id, "title": title.strip(), "aliases": ", ".join(a.strip() for a in aliases if a.strip()),
               **card, "lexique": lexique,
               "source": f"{game_id}.pdf", "pages": numbering, "ocr": "tesseract" if ocr and scanned else ""}

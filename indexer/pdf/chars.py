@@ -120,7 +120,7 @@ def page_chars(page) -> PageChars:
         chars: list[Char] = []
         fonts: list[Font] = []
         by_handle: dict[int, int] = {}
-        objects: dict[int, tuple] = {}  # text object -> (font index, upright, size)
+        objects: dict[int, tuple] = {}  # text object -> (font, upright, size, baseline above box, box height)
         space = False
         for k in range(count):
             code = unicode(tp, k)
@@ -139,15 +139,23 @@ def page_chars(page) -> PageChars:
                     fonts.append(_font(raw, handle) if hkey else Font("", False, False, False))
                 angle = char_angle(tp, k)
                 upright = angle < 0 or min(angle, 2 * math.pi - angle) < 0.02  # -1: pdfium could not tell
-                known = objects[key] = (by_handle[hkey], upright, font_size(tp, k))
+                loose(tp, k, rect_p)
+                origin(tp, k, ox_p, oy_p)
+                size, height = font_size(tp, k), rect.top - rect.bottom
+                # A font's ascent to descent: one height for every glyph, one distance from the box's
+                # bottom to the baseline. Where a font's ascent and descent are unknown (LibreOffice writes
+                # them as 0), pdfium's box is each glyph's ink instead, lower for p, q, g: each glyph's own
+                # origin gives its baseline then.
+                known = objects[key] = (by_handle[hkey], upright, size, oy.value - rect.bottom,
+                                        height if height >= 0.85 * size else -1.0)
             if not known[1]:
                 space = False
                 continue
             loose(tp, k, rect_p)
-            # Each glyph's own origin: where a font's ascent and descent are unknown (LibreOffice writes them
-            # as 0), pdfium's "loose" box is the glyph's ink, lower for p, q, g, and no offset from the box
-            # is one object's baseline.
-            origin(tp, k, ox_p, oy_p)
+            if abs(rect.top - rect.bottom - known[4]) < 0.01:
+                oy.value = rect.bottom + known[3]
+            else:
+                origin(tp, k, ox_p, oy_p)
             text = "-" if code in (0xFFFE, 0x02) else chr(code)
             if rect.right - rect.left <= 0 and text not in ACCENTS and not text.strip():
                 continue

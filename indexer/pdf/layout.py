@@ -209,7 +209,7 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
             first = TextLine(f"{first.text} {line.text}", first.x0, min(first.top, line.top), line.x1,
                              max(first.bottom, line.bottom), max(first.size, line.size), first.bold and line.bold,
                              first.column, first.cells + line.cells, first.para, first.baseline,
-                             link=first.link and line.link)
+                             link=first.link and line.link, lead_bold=first.lead_bold, mono=first.mono and line.mono)
         out.append(first)
     return out
 

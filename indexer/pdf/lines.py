@@ -8,7 +8,6 @@
   that runs down four lines or more at one place (two columns set close together, LaTeX's multicol).
 """
 
-import statistics
 from dataclasses import dataclass
 
 from indexer.pdf.text import normalise
@@ -36,9 +35,19 @@ class TextLine:
     link: bool = False  # the line is a link of its own (an entry of a table of contents, a link back)
     beside: bool = False  # a lone number with text on its line (kept: a page number in a table of contents)
     lead_bold: int = 0  # characters in bold that open a line not bold (a run-in term: "Brume Carte grise…")
+    mono: bool = False  # mostly in a monospace font: code, whose indents and short lines are its own
 
 
-def _clusters(chars) -> list[list]:
+def _median(values) -> float:
+    """statistics.median, without its cost on the many short lists of a page (sizes, mostly equal)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if not n:
+        raise ValueError("no median of nothing")
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def clusters(chars) -> list[list]:
     """Characters grouped by baseline; small raised or lowered glyphs go with the line whose box holds them."""
     rows: list[list] = []
     for c in sorted(chars, key=lambda c: c.baseline):
@@ -48,7 +57,7 @@ def _clusters(chars) -> list[list]:
             rows.append([c])
     if len(rows) < 2:
         return rows
-    sizes = [statistics.median(c.size for c in row) for row in rows]
+    sizes = [_median(c.size for c in row) for row in rows]
     kept: list[int] = []
     for i, row in enumerate(rows):
         if len(row) <= 6:
@@ -71,9 +80,7 @@ def _clusters(chars) -> list[list]:
 def _rivers(rows: list[list]) -> list[list[float]]:
     """For each row (its characters sorted by x), the x of the white rivers that cross it: a gap of
     RIVER_GAP font sizes or more at one place on RIVER_ROWS lines or more, which lines with text on one
-    side only (a heading, a paragraph's short last line) do not interrupt."""
-    import bisect
-
+    side only (a heading, a paragraph's short last line) do not interrupt but may narrow."""
     cuts: list[list[float]] = [[] for _ in rows]
     runs: list[list] = []  # [lo, hi, first row, rows with text on both sides]
 
@@ -83,26 +90,22 @@ def _rivers(rows: list[list]) -> list[list[float]]:
                 cuts[k].append((run[0] + run[1]) / 2)
 
     for i, row in enumerate(rows):
-        em = statistics.median(c.size for c in row) or 1.0
-        gaps = [(a.x1, b.x0) for a, b in zip(row, row[1:]) if b.x0 - a.x1 >= RIVER_GAP * em]
-        starts = [c.x0 for c in row]
+        em = _median(c.size for c in row) or 1.0
+        inner = [(a.x1, b.x0) for a, b in zip(row, row[1:]) if b.x0 - a.x1 >= RIVER_GAP * em]
+        # White before the line's first glyph and after its last one goes on a river too, inner gaps only
+        # count as the river's own.
+        free = [(-1e9, row[0].x0, False)] + [(a, b, True) for a, b in inner] + [(row[-1].x1, 1e9, False)]
         going, used = [], set()
-        for run in runs:
-            lo, hi = run[0], run[1]
-            k = bisect.bisect_left(starts, hi) - 1
-            crossed = k >= 0 and max(c.x1 for c in row[max(0, k - 2):k + 1]) > lo
-            if not crossed:  # the line stays on one side of the river, or its gap holds it whole
-                run[3] += row[0].x0 < lo and row[-1].x1 > hi
-                going.append(run)
+        for lo, hi, start, both in runs:
+            best = max(((min(hi, b) - max(lo, a), max(lo, a), min(hi, b), own, (a, b)) for a, b, own in free),
+                       default=None)
+            if best is None or best[0] < 0.3 * em:
+                close((lo, hi, start, both), i)
                 continue
-            overlaps = [(j, max(lo, a), min(hi, b)) for j, (a, b) in enumerate(gaps) if min(hi, b) - max(lo, a) >= 0.3 * em]
-            if overlaps:
-                j, lo, hi = overlaps[0]
-                used.add(j)
-                going.append([lo, hi, run[2], run[3] + 1])
-            else:
-                close(run, i)
-        runs = going + [[a, b, i, 1] for j, (a, b) in enumerate(gaps) if j not in used]
+            _, lo, hi, own, gap = best
+            used.add(gap)
+            going.append([lo, hi, start, both + own])
+        runs = going + [[a, b, i, 1] for a, b in inner if (a, b) not in used]
     for run in runs:
         close(run, len(rows))
     return cuts
@@ -111,18 +114,18 @@ def _rivers(rows: list[list]) -> list[list[float]]:
 def segments(chars, fonts) -> list[TextLine]:
     """Each baseline's characters cut into words and pieces by their gaps."""
     out = []
-    rows = _clusters(chars)
+    rows = clusters(chars)
     for row in rows:
         row.sort(key=lambda c: c.x0)
-    rivers = _rivers(rows)
+    rivers = _rivers(rows) if len(rows) >= RIVER_ROWS else [[] for _ in rows]
     for row, cuts in zip(rows, rivers):
-        em = statistics.median(c.size for c in row) or 1.0
+        em = _median(c.size for c in row) or 1.0
         gaps = [(b.x0 - a.x1) / em for a, b in zip(row, row[1:]) if not b.space_before and b.x0 - a.x1 < 0.5 * em]
         # The line's own letter spacing (most gaps are inside words), then its word spacing: a justified
         # line may squeeze word gaps to a fifth of an em, a tracked title widen letter gaps.
-        spacing = min(max(statistics.median(gaps), 0.0), 0.2) if gaps else 0.0
+        spacing = min(max(_median(gaps), 0.0), 0.2) if gaps else 0.0
         wide = [g for g in gaps if g > spacing + 0.08]
-        words_gap = statistics.median(wide) - spacing if len(wide) >= 2 else 2 * WORD_GAP
+        words_gap = _median(wide) - spacing if len(wide) >= 2 else 2 * WORD_GAP
         threshold = (spacing + max(0.06, min(WORD_GAP, words_gap / 2))) * em
         piece, word, words = [row[0]], [row[0].text], []
         marks = _raised(row[0], em)  # the word so far is only a raised mark (a footnote number)
@@ -152,14 +155,15 @@ def _raised(c, em: float) -> bool:
 
 
 def _line(chars, words: list[str], fonts) -> TextLine:
-    sizes = statistics.median(c.size for c in chars)
+    sizes = _median(c.size for c in chars)
     letters = [c for c in chars if c.text.isalnum()] or chars
     bold = sum(1 for c in letters if fonts[c.font].bold) > len(letters) / 2
+    mono = sum(1 for c in letters if fonts[c.font].mono) > len(letters) / 2
     lead = 0
     while lead < len(chars) and fonts[chars[lead].font].bold:
         lead += 1
     return TextLine(normalise(" ".join(words)), min(c.x0 for c in chars), min(c.top for c in chars),
                     max(c.x1 for c in chars), max(c.bottom for c in chars), round(sizes, 2), bold,
-                    baseline=statistics.median(c.baseline for c in chars), lead_bold=0 if bold else lead)
+                    baseline=_median(c.baseline for c in chars), lead_bold=0 if bold else lead, mono=mono)
 
 

@@ -32,7 +32,7 @@ LEGAL_TEXT = re.compile(
     r"|\blicen[cs]e\s+publique\s+générale|permission\s+(?:vous\s+)?est\s+(?:accordée|donnée)\s+de\s+(?:copier|"
     r"reproduire|distribuer)|\breproduction\s+(?:strictement\s+)?interdite")
 NUMBERING = re.compile(r"(?i)^(?:(?:chapitre|partie|section|annexe)\s+)?(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[ivxlc]+\.)\s+")
-PAGES_AT_END = re.compile(r"(?:\s*[.…·]*\s*\d{1,4}(?:\s*[,–-]\s*\d{1,4})*)+$")
+PAGE_TOKEN = re.compile(r"[.…·]*\d{1,4}(?:[,–-]\d{1,4})*[,.]?|[.…·]+|[,–-]")  # "12", "3–7,", "…"
 INDEX_RUN = 4
 
 
@@ -43,8 +43,10 @@ def _fold(text: str) -> str:
 
 def key(text: str) -> str:
     """An entry's or a heading's words: numbering, dot leaders and page numbers aside."""
-    text = PAGES_AT_END.sub("", NUMBERING.sub("", text.strip()))
-    return " ".join(re.findall(r"\w+", _fold(text)))
+    words = NUMBERING.sub("", text.strip()).split()
+    while words and PAGE_TOKEN.fullmatch(words[-1]):
+        words.pop()
+    return " ".join(re.findall(r"\w+", _fold(" ".join(words))))
 
 
 def filter_lines(stream: list[tuple], counts: Counter) -> list[tuple]:
@@ -124,8 +126,10 @@ def drop_blocks(blocks: list[Block], counts: Counter) -> list[Block]:
     def entry(text: str, pages: list[int], strict: bool = False) -> str | None:
         """TOC or LOT for an entry: it names a heading (a caption) printed on another page, on the page
         it gives if it gives one; a heading itself must give it."""
+        if len(text) > 120:
+            return None
         k = key(text)
-        if not k or len(text) > 120:
+        if not k:
             return None
         number = _page_number(text)
         for kind, targets in ((TOC, headings), (LOT, captions)):
@@ -149,8 +153,9 @@ def drop_blocks(blocks: list[Block], counts: Counter) -> list[Block]:
     for i, b in enumerate(blocks):
         kind = kinds[i]
         if kind in (TOC, LOT) and b.kind != "table":
+            # One entry alone must give the page its heading or caption is on; a run of them need not.
             near = (i > 0 and kinds[i - 1] in (TOC, LOT)) or (i + 1 < len(kinds) and kinds[i + 1] in (TOC, LOT))
-            kind = kind if near or b.kind == "h" else None
+            kind = kind if near or _page_number(b.text) is not None else None
         if kind is None and b.kind in ("p", "li", "row") and LEGAL_TEXT.search(b.text):
             kind = LEGAL
         if kind is None:

@@ -23,12 +23,12 @@ ENDS_CLAUSE = re.compile(r"[.!?:;…]$")
 NOT_A_TITLE = re.compile(r"[.,;]$")  # a heading does not end like a sentence or a clause
 # An entry of a table of contents or an index: a dot leader and page numbers ("Fin ....... 12").
 WORD = re.compile(r"\w[\w'-]*\w|\w")
-BARE = re.compile(r"^\W*\d{1,4}\W*$")  # a lone number (a page or footnote number, a bar number)
+BARE = re.compile(r"^\W*\d{1,7}\W*$")  # a lone number (a page or footnote number, a bar number)
 HEADING_RATIO = 1.12  # a line this much larger than the body text is a heading
 BOLD_HEADING_RATIO = 1.07  # a bold line this much larger too
 
 
-@dataclass
+@dataclass(slots=True)  # tens of thousands on a long manual: no dict each
 class Block:
     kind: str  # "h", "p", "li", "row", "table"; units.py adds "term" and "qa"
     text: str
@@ -37,14 +37,15 @@ class Block:
     # Where the block's lines are printed: (printed page, x0, top, x1, bottom) as fractions of the page.
     boxes: list[tuple] = field(default_factory=list)
     title: str = ""  # term: the term (text: its definition); qa: the question (text: the answer)
-    header: list[str] = field(default_factory=list)  # table: the header's cells, empty when it has none
-    rows: list[tuple] = field(default_factory=list)  # table: (cells, printed page, box) per row
+    header: list[str] | tuple = ()  # table: the header's cells, empty when it has none
+    rows: list[tuple] | tuple = ()  # table: (cells, printed page, box) per row
     bold: bool = False  # its first line mostly bold
     numbered: bool = False  # a list item that starts with its number
     link: bool = False  # its first line is a link of its own
+    mono: bool = False  # its first line is in a monospace font (code)
     ruled: bool = False  # table: drawn with rules (else found from aligned pieces)
-    title_pages: list[int] = field(default_factory=list)  # term, qa: the pages of the title's lines
-    text_pages: list[int] = field(default_factory=list)  # term, qa: the pages of the text's lines
+    title_pages: list[int] | tuple = ()  # term, qa: the pages of the title's lines
+    text_pages: list[int] | tuple = ()  # term, qa: the pages of the text's lines
     _first: TextLine | None = None
     _last: TextLine | None = None
     _last_page: int = -1
@@ -136,6 +137,9 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
             return False
         if ENDS_SENTENCE.search(block.text) and line.lead_bold >= 2:
             return False  # a run-in term or title in bold opens the line: the next item of a list
+        if (block.kind == "p" and len(block.boxes) == 1 and len(block.text) <= 60 and not last.mono
+                and line.x0 > last.x0 + 0.8 * line.size):
+            return False  # a short line over an indented one: a term over its definition (not code)
         if (edge is not None and ENDS_SENTENCE.search(block.text) and last.x1 < edge - 1.5 * line.size
                 and not line.text[:1].islower()):
             return False  # justified text: a sentence ended on a short line ends its paragraph
@@ -168,20 +172,21 @@ def _pitches(stream) -> dict[float, float]:
 
 def _justified(stream, body: float) -> dict[tuple[int, int], float]:
     """(page index, column) -> the right edge its text is justified to, when the document's text is
-    justified (most of its pages' long lines of body text end at their right edge)."""
+    justified (many of its long lines of body text end at their column's right edge, not just the one
+    that sets it)."""
     lines: dict[tuple[int, int], list[TextLine]] = {}
     for page, _, line in stream:
         if line.table is None and line.para is None and abs(line.size - body) < 0.6:
             lines.setdefault((page.index, line.column), []).append(line)
-    edges, votes = {}, Counter()
+    edges, long, flush = {}, 0, 0
     for where, group in lines.items():
         edge, left = max(line.x1 for line in group), min(line.x0 for line in group)
-        long = [line for line in group if line.x1 - line.x0 >= 0.6 * (edge - left)]
-        if len(long) >= 2:
-            votes[sum(1 for line in long if line.x1 >= edge - 1.5) >= 0.6 * len(long)] += 1
+        wide = [line for line in group if line.x1 - line.x0 >= 0.6 * (edge - left)]
+        long += len(wide)
+        flush += sum(1 for line in wide if line.x1 >= edge - 1.5) - 1  # one line ends there in any text
         edges[where] = edge
     # Justified or ragged is the document's choice: a page with too few lines to tell follows the others.
-    return edges if votes[True] > votes[False] else {}
+    return edges if long and flush >= 0.3 * long else {}
 
 
 def _dash_goes_on(block: Block | None, line: TextLine, page_index: int) -> bool:
@@ -244,7 +249,7 @@ def build_blocks(pages: list[PageText | None], numbers: list[int | None], left_o
                 current.text = f"{current.text} {text}"
         else:
             current = Block(kind, text, level, bold=line.bold, numbered=kind == "li" and numbered, link=line.link,
-                            _first=line, _x0=line.x0, _size=line.size)
+                            mono=line.mono, _first=line, _x0=line.x0, _size=line.size)
             blocks.append(current)
         current._last, current._last_page = line, page.index
         if number not in current.pages:
@@ -259,7 +264,8 @@ def _add_table(blocks: list[Block], page: PageText, number: int, line: TextLine)
     table = line.table
     rows = [(cells, number, (number, *page.fraction(_row_line(box))))
             for cells, box in zip(table.rows, table.row_boxes)]
-    header = rows.pop(0)[0] if table.header else []
+    # A header over no row is a row: its text is all the table has.
+    header = rows.pop(0)[0] if table.header and any(any(cells) for cells, _, _ in rows[1:]) else []
     last = blocks[-1] if blocks else None
     if (last is not None and last.kind == "table" and last._last_page == page.index - 1 and rows and last.rows
             and len(last.rows[0][0]) == len(rows[0][0]) and (not header or header == last.header)):

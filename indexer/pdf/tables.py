@@ -86,13 +86,10 @@ def _columns(chars, x0: float, x1: float, top: float, bottom: float, rules: Rule
 
 
 def _baselines(chars) -> list[list]:
-    rows: list[list] = []
-    for c in sorted(chars, key=lambda c: c.baseline):
-        if rows and c.baseline - rows[-1][-1].baseline <= 0.3 * max(c.size, 1):
-            rows[-1].append(c)
-        else:
-            rows.append([c])
-    return rows
+    """The characters by line, as on the page (a raised "2" goes with its line)."""
+    from indexer.pdf.lines import clusters
+
+    return clusters(chars)
 
 
 def _cell_text(chars, fonts, segments) -> str:
@@ -139,21 +136,35 @@ def _rows_of(bands: list[list[list]], cuts, fonts, segments) -> tuple[list[list[
 def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], list]:
     """(tables, the characters outside them). `segments(chars, fonts)`: the page's own line builder."""
     tables, used = [], set()
-    for stack in _stacks(rules):
+    stacks = _stacks(rules)
+    if not stacks:
+        return [], chars
+    for stack in stacks:
         x0, x1 = min(r.start for r in stack), max(r.end for r in stack)
         top, bottom = stack[0].at, stack[-1].at
-        inside = [c for c in chars if x0 - 1 <= (c.x0 + c.x1) / 2 <= x1 + 1 and top < c.baseline <= bottom + 1
+        if len(stack) == 2 and bottom - top > 25 * MAX_BASELINES:
+            continue  # a page framed by its header's and footer's rules
+        inside = [c for c in chars if top < c.baseline <= bottom + 1 and x0 - 1 <= (c.x0 + c.x1) / 2 <= x1 + 1
                   and id(c) not in used]
-        if not inside:
+        letters = [c for c in inside if c.text.isalnum()]
+        if not letters or sum(1 for c in letters if fonts[c.font].mono) > len(letters) / 2:
+            continue  # nothing, or a framed listing of code
+        # More lines between two rules than a table's row holds: a page framed by its header's and footer's
+        # rules, not a table (checked before anything costlier).
+        lines = sorted({round(c.baseline) for c in inside})
+        if len(stack) == 2 and sum(1 for a, b in zip(lines, lines[1:]) if b - a > 2) >= MAX_BASELINES:
             continue
         size = statistics.median(c.size for c in inside)
+        heights = [b.at - a.at for a, b in zip(stack, stack[1:])]
+        if statistics.median(heights) < 0.9 * size:
+            continue  # rules closer than the text they hold: a staff of music
         cuts = _columns(inside, x0, x1, top, bottom, rules, size)
         if not cuts:
             continue  # a framed box: text
         bands = [_baselines([c for c in inside if a.at < c.baseline <= b.at + 1]) for a, b in zip(stack, stack[1:])]
         bands = [band for band in bands if band]
         if not bands or any(len(band) > MAX_BASELINES for band in bands):
-            continue
+            continue  # a framed page
         rows, boxes, ruled_header = _rows_of(bands, cuts, fonts, segments)
         first = [c for c in bands[0][0] if c.text.isalnum()]
         bold = bool(first) and sum(1 for c in first if fonts[c.font].bold) > len(first) / 2
@@ -173,13 +184,22 @@ def _union(box, chars):
 
 
 def _table(rows, boxes, header, x0, top, x1, bottom, size, ruled) -> Table | None:
-    cells = [cell for row in rows for cell in row if cell]
-    if len(rows) < 2 or not cells:
-        return None
-    # Text, not a drawing's labels or a staff of music: most cells read as words or figures.
-    if sum(1 for cell in cells if reads_as_text(cell, numbers_too=True) or len(cell) <= 4) < 0.8 * len(cells):
+    if len(rows) < 2 or not _text_grid(rows):
         return None
     return Table(rows, header, x0, top, x1, bottom, size, ruled, boxes)
+
+
+def _text_grid(rows: list[list[str]]) -> bool:
+    """Text in a grid, not a drawing's labels or a staff of music: most cells filled, most cells reading
+    as words or figures, and a word on most rows."""
+    cells = [cell for row in rows for cell in row if cell]
+    if len(cells) < 0.5 * sum(len(row) for row in rows):
+        return False
+    legible = sum(1 for cell in cells if reads_as_text(cell, numbers_too=True) or len(cell) <= 4
+                  or any(ch.isdigit() for ch in cell))  # "V:54, I:226" too
+    if legible < 0.8 * len(cells):
+        return False
+    return sum(1 for row in rows if any(reads_as_text(cell) for cell in row)) >= 0.5 * len(rows)
 
 
 # ------------------------------------------------------------------ unruled tables, from pieces
@@ -220,7 +240,9 @@ def aligned_tables(pieces) -> tuple[list[Table], list]:
             nxt = rows[j]
             where = [_column_of(p, starts, ends) for p in nxt]
             gap = (nxt[0].baseline or nxt[0].bottom) - (members[-1][0].baseline or members[-1][0].bottom)
-            if None in where or len(set(where)) != len(where) or gap > 2.6 * max(nxt[0].size, 1):
+            size = max(row[0].size, 1)
+            if (None in where or len(set(where)) != len(where) or gap > 2.6 * size
+                    or any(abs(p.size - size) > 1 for p in nxt)):
                 break
             cells = [""] * len(starts)
             for p, col in zip(nxt, where):
@@ -234,7 +256,7 @@ def aligned_tables(pieces) -> tuple[list[Table], list]:
             members.append(nxt)
             j += 1
         flat = [p for m in members for p in m]
-        if len(grid) >= 3 and _tabular(grid, flat, len(starts)):
+        if len(grid) >= 3 and _tabular(grid, flat, len(starts)) and _text_grid(grid):
             table = Table(grid, False, min(p.x0 for p in flat), min(p.top for p in flat),
                           max(p.x1 for p in flat), max(p.bottom for p in flat),
                           statistics.median(p.size for p in flat), False, boxes)
@@ -260,6 +282,9 @@ def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
     firsts = [row[0] for row in grid]
     if all(MARKER.match(cell) for cell in firsts if cell):
         return False  # a list, its bullets or numbers set apart by a tab
+    numbers = [int(cell) for cell in firsts if cell.isdigit()]
+    if len(numbers) >= 0.8 * len(firsts) and all(b == a + 1 for a, b in zip(numbers, numbers[1:])):
+        return False  # a listing's line numbers
     wrapped = sum(1 for a, b in zip(firsts, firsts[1:]) if a and b[:1].islower() and not a[-1:] in ".!?:;,)")
     return wrapped <= 1
 

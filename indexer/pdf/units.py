@@ -63,7 +63,7 @@ def _is_term(blocks: list[Block], i: int, body: float, sibling: Block | None = N
     """`sibling`: the term just made before this block's previous one, whose style a next step shares."""
     term, text = blocks[i], blocks[i + 1]
     if (not _term_like(term) or text.kind != "p" or not _same_page(term, text) or term.bold and text.bold
-            or term.link or text.link):
+            or term.link or text.link or term.mono or text.mono):
         return False
     if term.kind == "h" and not (term.bold and abs(term._size - body) < 0.6):
         return False  # a heading larger than the text is a section's title

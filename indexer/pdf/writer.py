@@ -75,7 +75,7 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
         if block.kind == "h":
             out += ([""] if out[-1] else []) + [f"{'#' * block.level} {text} {page_ref(block.pages)}", ""]
             layout.append({"text": text, "boxes": boxes})
-        elif block.kind == "table":
+        elif block.kind == "table" and any(any(cells) for cells, _, _ in block.rows):
             if out[-1]:
                 out.append("")
             _table(block, out, layout)
@@ -103,7 +103,7 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
             line = f"- {text} {page_ref(block.pages)}" if block.kind == "li" else f"{text} {page_ref(block.pages)}"
             out.append(line)
             layout.append({"text": text, "boxes": boxes})
-        else:
+        elif block.kind != "table":
             if out[-1]:
                 out.append("")
             out.append(f"{text} {page_ref(block.pages)}")
