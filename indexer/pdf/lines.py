@@ -111,14 +111,16 @@ def _rivers(rows: list[list]) -> list[list[float]]:
     return cuts
 
 
-def segments(chars, fonts) -> list[TextLine]:
-    """Each baseline's characters cut into words and pieces by their gaps."""
+def segments(chars, fonts, columns: list[float] = ()) -> list[TextLine]:
+    """Each baseline's characters cut into words and pieces by their gaps. `columns`: x where every line is
+    cut too (a table's column boundaries)."""
     out = []
     rows = clusters(chars)
     for row in rows:
         row.sort(key=lambda c: c.x0)
     rivers = _rivers(rows) if len(rows) >= RIVER_ROWS else [[] for _ in rows]
     for row, cuts in zip(rows, rivers):
+        cuts = cuts + list(columns)
         em = _median(c.size for c in row) or 1.0
         gaps = [(b.x0 - a.x1) / em for a, b in zip(row, row[1:]) if not b.space_before and b.x0 - a.x1 < 0.5 * em]
         # The line's own letter spacing (most gaps are inside words), then its word spacing: a justified
@@ -132,7 +134,7 @@ def segments(chars, fonts) -> list[TextLine]:
         for prev, c in zip(row, row[1:]):
             gap = c.x0 - prev.x1
             size = max(min(prev.size, c.size), 1.0)
-            if gap > CELL_GAP * max(prev.size, c.size) or any(prev.x1 <= x <= c.x0 for x in cuts):
+            if gap > CELL_GAP * max(prev.size, c.size) or (cuts and any(prev.x1 <= x <= c.x0 for x in cuts)):
                 words.append("".join(word))
                 out.append(_line(piece, words, fonts))
                 piece, word, words = [c], [c.text], []

@@ -85,17 +85,10 @@ def _columns(chars, x0: float, x1: float, top: float, bottom: float, rules: Rule
     return gaps
 
 
-def _baselines(chars) -> list[list]:
-    """The characters by line, as on the page (a raised "2" goes with its line)."""
-    from indexer.pdf.lines import clusters
-
-    return clusters(chars)
-
-
-def _cell_text(chars, fonts, segments) -> str:
-    lines = sorted(segments(chars, fonts), key=lambda line: (round(line.baseline), line.x0))
+def _cell_text(pieces) -> str:
+    """A cell's pieces in reading order, a word hyphenated at a cell's line end rejoined."""
     text = ""
-    for line in lines:
+    for line in sorted(pieces, key=lambda line: (round(line.baseline), line.x0)):
         if text.endswith("-") and text[-2:-1].isalpha():
             text = join_hyphenated(text, line.text, set())
         else:
@@ -103,49 +96,65 @@ def _cell_text(chars, fonts, segments) -> str:
     return text
 
 
-def _split(chars, cuts: list[float]) -> list[list]:
+def _row(pieces, cuts: list[float]) -> tuple[list[str], tuple]:
+    """A row's cells (each piece in the column its middle falls in) and its box."""
     cells: list[list] = [[] for _ in range(len(cuts) + 1)]
-    for c in chars:
-        middle = (c.x0 + c.x1) / 2
-        cells[sum(1 for x in cuts if middle > x)].append(c)
-    return cells
+    for piece in pieces:
+        cells[sum(1 for x in cuts if (piece.x0 + piece.x1) / 2 > x)].append(piece)
+    return [_cell_text(cell) for cell in cells], _box(pieces)
 
 
-def _rows_of(bands: list[list[list]], cuts, fonts, segments) -> tuple[list[list[str]], list, bool]:
-    """(rows of cells, their boxes, whether the first row is a header set apart by a rule)."""
+def _lines(pieces) -> list[list]:
+    """Pieces by line (their baselines), top to bottom."""
+    lines: list[list] = []
+    for piece in sorted(pieces, key=lambda p: p.baseline):
+        if lines and piece.baseline - lines[-1][0].baseline <= 0.3 * max(piece.size, 1):
+            lines[-1].append(piece)
+        else:
+            lines.append([piece])
+    return lines
+
+
+def _rows_of(bands: list[list], cuts) -> tuple[list[list[str]], list, bool]:
+    """(rows of cells, their boxes, whether the first row is a header set apart by a rule), from each band's
+    pieces (the text between two rules)."""
     if len(bands) >= 3:  # rules between the rows: a band is a row, its lines a cell's wrapped lines
-        groups = [[c for line in band for c in line] for band in bands]
-        return ([[_cell_text(cell, fonts, segments) for cell in _split(g, cuts)] for g in groups],
-                [_union(None, g) for g in groups], False)
+        made = [_row(band, cuts) for band in bands]
+        return [cells for cells, _ in made], [box for _, box in made], False
     rows, boxes = [], []
     if len(bands) == 2:  # a header band (over one line or more) and a body band, booktabs-like
-        head = [c for line in bands[0] for c in line]
-        rows.append([_cell_text(cell, fonts, segments) for cell in _split(head, cuts)])
-        boxes.append(_union(None, head))
-    for line in bands[-1]:
-        texts = [_cell_text(cell, fonts, segments) for cell in _split(line, cuts)]
-        if len(rows) > (len(bands) == 2) and not texts[0]:  # a wrapped cell goes on the row above
-            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], texts)]
-            boxes[-1] = _union(boxes[-1], line)
+        cells, box = _row(bands[0], cuts)
+        rows.append(cells)
+        boxes.append(box)
+    for line in _lines(bands[-1]):
+        cells, box = _row(line, cuts)
+        if len(rows) > (len(bands) == 2) and not cells[0]:  # a wrapped cell goes on the row above
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells)]
+            boxes[-1] = _merge_box(boxes[-1], box)
         else:
-            rows.append(texts)
-            boxes.append(_union(None, line))
+            rows.append(cells)
+            boxes.append(box)
     return rows, boxes, len(bands) == 2
 
 
 def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], list]:
-    """(tables, the characters outside them). `segments(chars, fonts)`: the page's own line builder."""
+    """(tables, the characters outside them). `segments(chars, fonts, columns)`: the page's own line
+    builder, run once on a table's characters, cut at its columns."""
+    import numpy as np
+
     tables, used = [], set()
     stacks = _stacks(rules)
     if not stacks:
         return [], chars
+    baselines = np.fromiter((c.baseline for c in chars), float, len(chars))
+    middles = np.fromiter(((c.x0 + c.x1) / 2 for c in chars), float, len(chars))
     for stack in stacks:
         x0, x1 = min(r.start for r in stack), max(r.end for r in stack)
         top, bottom = stack[0].at, stack[-1].at
         if len(stack) == 2 and bottom - top > 25 * MAX_BASELINES:
             continue  # a page framed by its header's and footer's rules
-        inside = [c for c in chars if top < c.baseline <= bottom + 1 and x0 - 1 <= (c.x0 + c.x1) / 2 <= x1 + 1
-                  and id(c) not in used]
+        where = np.nonzero((baselines > top) & (baselines <= bottom + 1) & (middles >= x0 - 1) & (middles <= x1 + 1))
+        inside = [chars[i] for i in where[0] if id(chars[i]) not in used]
         letters = [c for c in inside if c.text.isalnum()]
         if not letters or sum(1 for c in letters if fonts[c.font].mono) > len(letters) / 2:
             continue  # nothing, or a framed listing of code
@@ -161,26 +170,21 @@ def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], lis
         cuts = _columns(inside, x0, x1, top, bottom, rules, size)
         if not cuts:
             continue  # a framed box: text
-        bands = [_baselines([c for c in inside if a.at < c.baseline <= b.at + 1]) for a, b in zip(stack, stack[1:])]
+        at = [r.at for r in stack]
+        bands: list[list] = [[] for _ in stack[1:]]
+        for piece in segments(inside, fonts, cuts):
+            bands[min(max(sum(1 for y in at if piece.baseline > y + 0.5) - 1, 0), len(bands) - 1)].append(piece)
         bands = [band for band in bands if band]
-        if not bands or any(len(band) > MAX_BASELINES for band in bands):
+        if not bands or any(len(_lines(band)) > MAX_BASELINES for band in bands):
             continue  # a framed page
-        rows, boxes, ruled_header = _rows_of(bands, cuts, fonts, segments)
-        first = [c for c in bands[0][0] if c.text.isalnum()]
-        bold = bool(first) and sum(1 for c in first if fonts[c.font].bold) > len(first) / 2
+        rows, boxes, ruled_header = _rows_of(bands, cuts)
+        heads = [p for p in bands[0] if p.baseline <= min(q.baseline for q in bands[0]) + 0.3 * p.size]
+        bold = bool(heads) and all(p.bold for p in heads)
         table = _table(rows, boxes, ruled_header or bold, x0, top, x1, bottom, size, True)
         if table is not None:
             tables.append(table)
             used.update(id(c) for c in inside)
     return tables, [c for c in chars if id(c) not in used]
-
-
-def _union(box, chars):
-    x0, top = min(c.x0 for c in chars), min(c.top for c in chars)
-    x1, bottom = max(c.x1 for c in chars), max(c.bottom for c in chars)
-    if box is None:
-        return x0, top, x1, bottom
-    return min(box[0], x0), min(box[1], top), max(box[2], x1), max(box[3], bottom)
 
 
 def _table(rows, boxes, header, x0, top, x1, bottom, size, ruled) -> Table | None:
