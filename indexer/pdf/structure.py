@@ -83,7 +83,9 @@ class _Styles:
         # OCR: a title is a paragraph of its own in tesseract's layout, not a line of a longer one.
         title = (reads_as_text(line.text) and not NOT_A_TITLE.search(line.text) and alone
                  and not CAPTION.match(line.text))
-        if (size in self.levels and (line.bold or size not in self.bold_only) and title
+        # A large title wrapped after a comma ("Sentinelles d'Orage, / l'application de table") is one.
+        wrapped = line.text.endswith(",") and size not in self.bold_only and reads_as_text(line.text) and alone
+        if (size in self.levels and (line.bold or size not in self.bold_only) and (title or wrapped)
                 and not AUTHOR.search(line.text)):
             return "h", self.levels[size]
         if (line.bold and abs(line.size - self.body) < 0.6 and len(line.text) <= 60 and title
