@@ -63,6 +63,12 @@ def _stacks(rules: Rules) -> list[list]:
     return [s for s in stacks if len(s) >= 2]
 
 
+def _inner_verticals(stack, rules: Rules) -> bool:
+    x0, x1 = min(r.start for r in stack), max(r.end for r in stack)
+    top, bottom = stack[0].at, stack[-1].at
+    return any(x0 + 3 < v.at < x1 - 3 and v.start < bottom and v.end > top for v in rules.vertical)
+
+
 def _columns(chars, x0: float, x1: float, top: float, bottom: float, rules: Rules, size: float) -> list[float]:
     """Column boundaries inside a ruled frame: its inner vertical rules, else white rivers."""
     height = bottom - top
@@ -143,7 +149,9 @@ def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], lis
     import numpy as np
 
     tables, used = [], set()
-    stacks = _stacks(rules)
+    # Two rules and no vertical rule between them frame a box (a note, a code listing) or a page, not a
+    # table: a ruled table has a rule under its header, or rules between its columns.
+    stacks = [stack for stack in _stacks(rules) if len(stack) >= 3 or _inner_verticals(stack, rules)]
     if not stacks:
         return [], chars
     baselines = np.fromiter((c.baseline for c in chars), float, len(chars))
