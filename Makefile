@@ -7,7 +7,7 @@ CLUSTER_STAMP := $(VENV)/.cluster-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps cluster-deps index model train calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps structure-bench-deps cluster-deps index model train calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -61,9 +61,24 @@ db-deps:
 ocr-deps:
 	@command -v tesseract >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-fra >/dev/null; }
 
-# Debian's poppler-utils: pdftotext is the reference of benchmarks/bench_import_real.py (not needed by tests).
+# Debian's poppler-utils: pdftotext is the reference of benchmarks/bench_import_real.py, and the import tests
+# check every line they write against it (tests/indexer/pdf/test_structure.py).
 pdf-bench-deps:
 	@command -v pdftotext >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
+
+# The producers of benchmarks/bench_import_structure.py, all Debian's: LibreOffice Writer (with the Liberation
+# fonts and Word's metric-compatible ones), Chromium, pdfLaTeX with French (babel, lmodern, makeindex), pandoc,
+# groff and Ghostscript's ps2pdf, and pdftotext. Not needed by the tests (a few GB: installed on demand only).
+STRUCTURE_PRODUCERS := libreoffice-writer fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea \
+	fonts-dejavu-core chromium pandoc texlive-latex-base texlive-latex-recommended texlive-fonts-recommended \
+	texlive-lang-french lmodern groff ghostscript poppler-utils
+
+structure-bench-deps:
+	@for tool in soffice chromium pandoc pdflatex makeindex groff ps2pdf pdftotext fc-list; do \
+		command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	fc-list : family 2>/dev/null | grep -q "Liberation Serif" || missing=1; \
+	[ -z "$$missing" ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $(STRUCTURE_PRODUCERS) >/dev/null; }
 
 # ruff, and import-linter's contracts (pyproject.toml): the one-way arrows, and an engine free of its faces.
 lint: install
@@ -71,7 +86,7 @@ lint: install
 	$(BIN)/lint-imports --no-cache
 
 # The whole suite, real model and browser included: what CI runs (.ci/run).
-test: lint browser-deps db-deps ocr-deps cluster-deps
+test: lint browser-deps db-deps ocr-deps pdf-bench-deps cluster-deps
 	$(BIN)/python -m pytest
 
 # The inner loop: lint and every test that needs neither the real model, a browser nor a Ray cluster.

@@ -555,6 +555,9 @@ def import_rulebook(
         typer.echo(f"rulesqa: à vérifier : fiche du jeu lue sur la couverture ou la boîte : {read}", err=True)
     if result.lexique_todo:
         typer.echo(f"rulesqa: lexique à compléter dans l'en-tête : {', '.join(result.lexique_todo)}", err=True)
+    if result.left_out:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in result.left_out.items())
+        typer.echo(f"rulesqa: laissé de côté (lignes de navigation, à vérifier dans le PDF) : {kinds}", err=True)
     typer.echo(f"{result.blocks} blocs, pages {result.imported_pages[0]} à {result.imported_pages[-1]} "
                f"(numérotation : {result.numbering}){ocr_note}{skipped}", err=True)
     typer.echo(str(result.markdown))

@@ -94,9 +94,10 @@ EXPECTED = [
     Expected("Égalité", (3,), "h2"),
     Expected("En cas d'égalité, le joueur qui possède le plus de jetons bonus l'emporte.", (3,)),
     Expected("Points de victoire", (3,), "h2"),
-    Expected("Carte Zorglub 3 points", (3,), "row"),
-    Expected("Dé doré 1 point", (3,), "row"),
-    Expected("Jeton bonus caché 2 points", (3,), "row"),
+    # A table (cells aligned in columns, no rules, no header): one passage per row, its cells kept apart.
+    Expected("Carte Zorglub ; 3 points", (3,), "row"),
+    Expected("Dé doré ; 1 point", (3,), "row"),
+    Expected("Jeton bonus caché ; 2 points", (3,), "row"),
 ]
 
 STYLE = {"h1": ("Helvetica-Bold", 16, 24), "h2": ("Helvetica-Bold", 12, 18), "p": ("Helvetica", 10, 13),

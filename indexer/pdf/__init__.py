@@ -6,7 +6,8 @@ the PDF is copied beside it (header `source:`) for the page images, with a layou
 
 import re
 import tempfile
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import CorpusError, PdfError
@@ -28,6 +29,7 @@ class ImportResult:
     blocks: int
     card: dict  # the card fields read on the cover or box pages (header keys), to be checked
     lexique_todo: list  # component nouns the lexique proposal could not fill
+    left_out: dict = field(default_factory=dict)  # navigation lines left out, by kind (navigation.py)
 
 
 MAX_PAGES = 500  # default page limit of an import (RULESQA_IMPORT_MAX_PAGES, `rulesqa import --max-pages`)
@@ -42,7 +44,9 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     from indexer.corpus import read_game
     from indexer.pdf.layout import finish, open_pdf, page_labels, read_page
     from indexer.pdf.numbering import mark_running, number_pages
+    from indexer.pdf.navigation import drop_blocks
     from indexer.pdf.structure import build_blocks
+    from indexer.pdf.units import group_units
     from indexer.pdf.writer import layout_json, render_markdown, write_atomic
 
     pdf, corpus_dir = Path(pdf), Path(corpus_dir)
@@ -88,10 +92,15 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     numbering, numbers = number_pages(labels, pages)
     mark_running(pages, numbers)
     pages = [finish(page) if page is not None else None for page in pages]
-    blocks = build_blocks(pages, numbers)
+    left_out = Counter()
+    blocks = drop_blocks(group_units(build_blocks(pages, numbers, left_out)), left_out)
     if not blocks:
         raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
     card, lexique, todo = _box_facts(pages, numbers, blocks, lexicon_groups)
+    # The pages' lines are no longer needed: released before the Markdown is written and read back.
+    del pages
+    for block in blocks:
+        block._first = block._last = None
     header = {"id": game_id, "title": title.strip(), "aliases": ", ".join(a.strip() for a in aliases if a.strip()),
               **card, "lexique": lexique,
               "source": f"{game_id}.pdf", "pages": numbering, "ocr": "tesseract" if ocr and scanned else ""}
@@ -122,7 +131,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     write_atomic(target, markdown.encode("utf-8"))  # last: the game exists once its text does
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
     return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
-                        len(scanned) if ocr else 0, len(blocks), card, todo)
+                        len(scanned) if ocr else 0, len(blocks), card, todo, dict(left_out))
 
 
 def _box_facts(pages, numbers, blocks, lexicon_groups) -> tuple[dict, str, list]:

@@ -21,9 +21,11 @@ _PATTERNS = {
             re.compile(r"(?i)\b(\d{1,2})\s*(?:ans\s*(?:et\s*)?\+|\+\s*ans)")],
     "duration": [re.compile(r"(?i)\b(\d{1,3})\s*(?:à|a|-|–|—)\s*(\d{1,3})\s*min(?:utes)?\b"),
                  re.compile(r"(?i)\b(?:environ\s+|env\.\s+)?(\d{1,3})\s*min(?:utes)?\b")],
-    "author": [re.compile(r"(?:[Uu]n jeu de|[Aa]uteur\s*:|[Cc]onçu par|[Ii]maginé par)\s+"
-                          r"([A-ZÀ-Þ][\w'’.-]+(?:\s+(?:de\s+|van\s+|von\s+)?[A-ZÀ-Þ][\w'’.-]+){0,3})")],
-    "year": [re.compile(r"©\s*(?:[^\d\n]{0,40}?)((?:19|20)\d{2})\b")],
+    # The name on its line only (a capitalised word on the next line is not the author's).
+    "author": [re.compile(r"(?:[Uu]n jeu de|[Aa]uteur[ \t]*:|[Cc]onçu par|[Ii]maginé par)[ \t]+"
+                          r"([A-ZÀ-Þ][\w'’.-]+(?:[ \t]+(?:de[ \t]+|van[ \t]+|von[ \t]+)?[A-ZÀ-Þ][\w'’.-]+){0,3})")],
+    # The year after "©", not a range's first ("© 2000-2005": a document's years, not the game's).
+    "year": [re.compile(r"©\s*(?:[^\d\n]{0,40}?)((?:19|20)\d{2})\b(?!\s*[-–—/]\s*(?:19|20)?\d{2}\b)")],
 }
 COMPONENT_HEADING = re.compile(r"(?i)\b(mat[ée]riel|contenu|composants?|dans la bo[iî]te|éléments de jeu)\b")
 # A counted noun: "36 tuiles", anywhere in a line (a list flattened into one paragraph), or "une pioche"

@@ -120,13 +120,14 @@ def page_chars(page) -> PageChars:
         chars: list[Char] = []
         fonts: list[Font] = []
         by_handle: dict[int, int] = {}
-        objects: dict[int, tuple] = {}  # text object -> (font index, upright, size, baseline - box bottom)
+        objects: dict[int, tuple] = {}  # text object -> (font, upright, size, baseline above box, box height)
         space = False
         for k in range(count):
             code = unicode(tp, k)
             if code in (0x20, 0xA0, 0x0D, 0x0A):
                 if code != 0x0D and code != 0x0A and not generated(tp, k):
-                    space = True
+                    loose(tp, k, rect_p)
+                    space = rect.left  # where the space starts: one the next glyph overlaps is no space
                 continue
             key = text_object(tp, k) or 0
             known = objects.get(key)
@@ -138,14 +139,23 @@ def page_chars(page) -> PageChars:
                     fonts.append(_font(raw, handle) if hkey else Font("", False, False, False))
                 angle = char_angle(tp, k)
                 upright = angle < 0 or min(angle, 2 * math.pi - angle) < 0.02  # -1: pdfium could not tell
-                # One font and size per pdfium text object, so one distance from the box to the baseline.
                 loose(tp, k, rect_p)
                 origin(tp, k, ox_p, oy_p)
-                known = objects[key] = (by_handle[hkey], upright, font_size(tp, k), oy.value - rect.bottom)
+                size, height = font_size(tp, k), rect.top - rect.bottom
+                # A font's ascent to descent: one height for every glyph, one distance from the box's
+                # bottom to the baseline. Where a font's ascent and descent are unknown (LibreOffice writes
+                # them as 0), pdfium's box is each glyph's ink instead, lower for p, q, g: each glyph's own
+                # origin gives its baseline then.
+                known = objects[key] = (by_handle[hkey], upright, size, oy.value - rect.bottom,
+                                        height if height >= 0.85 * size else -1.0)
             if not known[1]:
                 space = False
                 continue
             loose(tp, k, rect_p)
+            if abs(rect.top - rect.bottom - known[4]) < 0.01:
+                oy.value = rect.bottom + known[3]
+            else:
+                origin(tp, k, ox_p, oy_p)
             text = "-" if code in (0xFFFE, 0x02) else chr(code)
             if rect.right - rect.left <= 0 and text not in ACCENTS and not text.strip():
                 continue
@@ -154,8 +164,10 @@ def page_chars(page) -> PageChars:
             if not (left <= cx <= right and bottom <= cy <= top):
                 space = False
                 continue
+            # groff's PostScript writes spaces of no width inside words ("sauveg arde"), which Ghostscript keeps.
+            real = space is not False and rect.left - space > 0.15 * known[2]
             chars.append(Char(text, rect.left - left, rect.right - left, top - rect.top, top - rect.bottom,
-                              top - rect.bottom - known[3], known[2], known[0], space, key))
+                              top - oy.value, known[2], known[0], real, key))
             space = False
     finally:
         textpage.close()

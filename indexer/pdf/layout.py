@@ -1,42 +1,20 @@
-"""Open a rulebook PDF and rebuild each page's lines from its characters' own geometry, then read them in
-order (columns resolved).
+"""Open a rulebook PDF and rebuild each page's lines from its characters' own geometry (lines.py), its tables
+first (tables.py), then read them in order (columns resolved).
 
-- Lines: characters sharing a baseline (so an italic, bold or monospace word whose font box sits higher
-  stays in its sentence), small raised or lowered glyphs (footnote marks) joined to the line they touch.
-- Words: a gap wider than the line's own letter spacing plus half its word spacing (between 0.06 and 0.15
-  of the font size) is a word break, as is a real space glyph (TeX draws none); a gap of two font sizes
-  splits the line (a column gutter, a cell).
 - The first and last rows of a page's text are kept apart as candidates (running header or footer, page number),
   decided across pages by `numbering`, then put back in reading order if they are neither.
 """
 
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import PdfError
-from indexer.pdf.text import normalise, reads_as_text
+from indexer.pdf.lines import TextLine, segments
+from indexer.pdf.text import LEADER, normalise, reads_as_text
 
 EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
 EDGE_ROWS = 2  # rows at each end that may be running text or carry the page number
 SIDE_ZONE = 0.12  # share of the width, left and right, where a lone page number may sit
-WORD_GAP = 0.15  # of the font size, beyond the line's own letter spacing
-CELL_GAP = 2.0  # font sizes: a wider gap separates columns or table cells
-
-
-@dataclass(slots=True)
-class TextLine:
-    text: str
-    x0: float
-    top: float
-    x1: float
-    bottom: float
-    size: float
-    bold: bool
-    column: int = 0  # 0 full width or single column, 1 left, 2 right
-    cells: int = 1  # pieces separated by wide gaps on the row (a table row when > 1)
-    para: tuple | None = None  # OCR only: tesseract's (block, paragraph), a better guide than line gaps
-    baseline: float = 0.0
 
 
 @dataclass
@@ -110,83 +88,11 @@ def page_labels(doc) -> list[str]:
     return [doc.get_page_label(i) or "" for i in range(len(doc))]
 
 
-def _clusters(chars) -> list[list]:
-    """Characters grouped by baseline; small raised or lowered glyphs go with the line whose box holds them."""
-    rows: list[list] = []
-    for c in sorted(chars, key=lambda c: c.baseline):
-        if rows and c.baseline - rows[-1][0].baseline <= 0.25 * max(min(c.size, rows[-1][0].size), 1):
-            rows[-1].append(c)
-        else:
-            rows.append([c])
-    if len(rows) < 2:
-        return rows
-    sizes = [statistics.median(c.size for c in row) for row in rows]
-    kept: list[int] = []
-    for i, row in enumerate(rows):
-        if len(row) <= 6:
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(rows) and sizes[i] <= sizes[j] and len(rows[j]) > len(row):
-                    big = rows[j]
-                    top, bottom = min(c.top for c in big), max(c.bottom for c in big)
-                    x0, x1 = min(c.x0 for c in big), max(c.x1 for c in big)
-                    # Raised (an exponent, "XXe") or lowered (an index) by up to half the line's size.
-                    if all(top - 0.5 * sizes[j] <= c.top and c.bottom <= bottom + 0.4 * sizes[j]
-                           and x0 - sizes[j] <= c.x0 <= x1 + sizes[j] for c in row):
-                        big.extend(row)
-                        row.clear()
-                        break
-        if row:
-            kept.append(i)
-    return [rows[i] for i in kept if rows[i]]
-
-
-def _segments(chars, fonts) -> list[TextLine]:
-    """Each baseline's characters cut into words and pieces by their gaps."""
-    out = []
-    for row in _clusters(chars):
-        row.sort(key=lambda c: c.x0)
-        em = statistics.median(c.size for c in row) or 1.0
-        gaps = [(b.x0 - a.x1) / em for a, b in zip(row, row[1:]) if not b.space_before and b.x0 - a.x1 < 0.5 * em]
-        # The line's own letter spacing (most gaps are inside words), then its word spacing: a justified
-        # line may squeeze word gaps to a fifth of an em, a tracked title widen letter gaps.
-        spacing = min(max(statistics.median(gaps), 0.0), 0.2) if gaps else 0.0
-        wide = [g for g in gaps if g > spacing + 0.08]
-        words_gap = statistics.median(wide) - spacing if len(wide) >= 2 else 2 * WORD_GAP
-        threshold = (spacing + max(0.06, min(WORD_GAP, words_gap / 2))) * em
-        piece, word, words = [row[0]], [row[0].text], []
-        marks = _raised(row[0], em)  # the word so far is only a raised mark (a footnote number)
-        for prev, c in zip(row, row[1:]):
-            gap = c.x0 - prev.x1
-            size = max(min(prev.size, c.size), 1.0)
-            if gap > CELL_GAP * max(prev.size, c.size):
-                words.append("".join(word))
-                out.append(_line(piece, words, fonts))
-                piece, word, words = [c], [c.text], []
-                marks = _raised(c, em)
-                continue
-            if c.space_before or gap > threshold * size / em or (marks and not _raised(c, em)):
-                words.append("".join(word))
-                word = []
-                marks = _raised(c, em)
-            word.append(c.text)
-            piece.append(c)
-        words.append("".join(word))
-        out.append(_line(piece, words, fonts))
-    return [line for line in out if line.text]
-
-
-def _raised(c, em: float) -> bool:
-    """A small glyph above the line's baseline: a footnote mark, which starts a footnote as a word."""
-    return c.size < 0.85 * em and c.text.isdigit()
-
-
-def _line(chars, words: list[str], fonts) -> TextLine:
-    sizes = statistics.median(c.size for c in chars)
-    letters = [c for c in chars if c.text.isalnum()] or chars
-    bold = sum(1 for c in letters if fonts[c.font].bold) > len(letters) / 2
-    return TextLine(normalise(" ".join(words)), min(c.x0 for c in chars), min(c.top for c in chars),
-                    max(c.x1 for c in chars), max(c.bottom for c in chars), round(sizes, 2), bold,
-                    baseline=statistics.median(c.baseline for c in chars))
+def table_line(table) -> TextLine:
+    """A table as one line of the page, at its place, its cells for text."""
+    text = normalise(" ".join(cell for row in table.rows for cell in row if cell))
+    return TextLine(text, table.x0, table.top, table.x1, table.bottom, round(table.size, 2), False,
+                    cells=max(len(row) for row in table.rows), baseline=table.top + table.size, table=table)
 
 
 def _rows(lines: list[TextLine]) -> list[list[TextLine]]:
@@ -203,7 +109,7 @@ def _rows(lines: list[TextLine]) -> list[list[TextLine]]:
 def split_page(index: int, width: float, height: float, lines: list[TextLine], rotation: int = 0) -> PageText:
     """A page's lines, with its top and bottom rows (and lone numbers in the side margins) as candidates."""
     page = PageText(index, width, height, [line for line in lines if line.text], rotation=rotation)
-    rows = _rows(page.lines)
+    rows = [row for row in _rows(page.lines) if not any(line.table is not None for line in row)]
     # Wherever the text block sits on the sheet (a letter-size block on A4 leaves its footer at 75 % of the
     # height): the first and last rows of the page's text, in the upper and lower halves.
     top = [row for row in rows[:EDGE_ROWS] if min(p.top for p in row) < height / 2]
@@ -237,6 +143,8 @@ def _gutter(lines: list[TextLine], width: float) -> float | None:
     A few lines may cross it (a title over both columns); the two sides must share some height."""
     import numpy as np
 
+    # Dot leaders and page numbers set far right in a table of contents are no column.
+    lines = [line for line in lines if not (LEADER.search(line.text) or line.text.isdigit())]
     if len(lines) < 2:
         return None
     x0 = np.array([line.x0 for line in lines])
@@ -252,7 +160,9 @@ def _gutter(lines: list[TextLine], width: float) -> float | None:
     big, inf = 1e9, np.inf
     overlap = (np.minimum(np.where(left, bottom, -inf).max(axis=1), np.where(right, bottom, -inf).max(axis=1))
                - np.maximum(np.where(left, top, big).min(axis=1), np.where(right, top, big).min(axis=1)))
-    ok = left.any(axis=1) & right.any(axis=1) & (overlap > 0)
+    # The right column starts near the gutter: right-aligned lines ("Retour au sommaire") make no column.
+    near = np.where(right, x0[None, :], big).min(axis=1) - xs <= 0.15 * width
+    ok = left.any(axis=1) & right.any(axis=1) & (overlap > 0) & near
     if not ok.any():
         return None
     fewest = cross[ok].min()
@@ -291,11 +201,15 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
     out: list[TextLine] = []
     for row in _rows(lines):
         row.sort(key=lambda line: line.x0)
+        if any(line.table is not None for line in row):  # a table stays whole, beside whatever is there
+            out.extend(row)
+            continue
         first = row[0]
         for line in row[1:]:
             first = TextLine(f"{first.text} {line.text}", first.x0, min(first.top, line.top), line.x1,
                              max(first.bottom, line.bottom), max(first.size, line.size), first.bold and line.bold,
-                             first.column, first.cells + line.cells, first.para, first.baseline)
+                             first.column, first.cells + line.cells, first.para, first.baseline,
+                             link=first.link and line.link, lead_bold=first.lead_bold, mono=first.mono and line.mono)
         out.append(first)
     return out
 
@@ -303,6 +217,8 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
 def read_page(doc, index: int) -> PageText | None:
     """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead)."""
     from indexer.pdf.chars import page_chars
+    from indexer.pdf.rules import page_links, page_rules
+    from indexer.pdf.tables import aligned_tables, ruled_tables
 
     try:
         page = doc[index]
@@ -310,6 +226,8 @@ def read_page(doc, index: int) -> PageText | None:
         raise PdfError(f"la page {index + 1} du PDF est illisible ou endommagée") from None
     try:
         chars = page_chars(page)
+        rules = page_rules(page, chars.box) if chars.chars else None
+        links = page_links(page, chars.box) if chars.chars else []
     except Exception:
         raise PdfError(f"la page {index + 1} du PDF est illisible ou endommagée") from None
     finally:
@@ -317,11 +235,22 @@ def read_page(doc, index: int) -> PageText | None:
     if not chars.chars:
         return None
     w, h = chars.box[2] - chars.box[0], chars.box[3] - chars.box[1]
+    # Tables first, from the characters, so that a cell holding a lone number or letter stays in its row.
+    tables, rest = ruled_tables(chars.chars, chars.fonts, rules, segments)
+    more, pieces = aligned_tables([line for line in segments(rest, chars.fonts) if line.text])
     # What cannot be rule text is not kept until the end (a page of music is thousands of glyph pieces):
     # a lone number stays only among the edge rows, where it may be the page's.
-    lines = [line for line in _segments(chars.chars, chars.fonts)
-             if line.text.isdigit() or reads_as_text(line.text, numbers_too=True)]
+    lines = [line for line in pieces if line.text.isdigit() or reads_as_text(line.text, numbers_too=True)]
+    # A lone number beside text on its line stays with it (a page number in a table of contents).
+    texts = [(line.baseline, line.size) for line in lines if not line.text.isdigit()]
+    for line in lines:
+        if line.text.isdigit():
+            line.beside = any(abs(b - line.baseline) <= 0.3 * max(s, 1) for b, s in texts)
+    for line in lines:
+        line.link = any(x0 <= line.x0 + 1 and line.x1 - 1 <= x1 and top <= (line.top + line.bottom) / 2 <= bottom
+                        for x0, top, x1, bottom in links)
+    lines += [table_line(table) for table in tables + more]
     page = split_page(index, w, h, lines, chars.rotation)
     edges = {id(piece) for row in page.edges for piece in row.pieces}
-    page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit()]
+    page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit() or line.beside]
     return page

@@ -18,10 +18,13 @@ from collections import Counter
 from indexer.pdf.layout import PageText
 
 ROMAN = re.compile(r"^[ivxlc]+$", re.IGNORECASE)
-PAGE_NUMBER = re.compile(r"^(?:page|p\.)?\s*(\d{1,4}|[ivxlc]{1,6})(?:\s*/\s*\d{1,4})?$", re.IGNORECASE)
+PAGE_NUMBER = re.compile(r"^[-–—]?\s*(?:page|p\.)?\s*(\d{1,4}|[ivxlc]{1,6})(?:\s*/\s*\d{1,4})?\s*[-–—]?$",
+                         re.IGNORECASE)
 # A standalone integer: not part of a word, a decimal, a section number ("1.1"), a date or a range.
 NUMBER_TOKEN = re.compile(r"(?<![\w.,/:\-])(\d{1,4})(?![\w/:\-]|[.,]\d)")
 OF_TOTAL = re.compile(r"(?<![\w.,/])(\d{1,4})\s*/\s*\d{1,4}(?![\w/])")  # "page / pages"
+DASHED = re.compile(r"(?:^|(?<=\s))[-–—]\s*(\d{1,4})\s*[-–—](?=\s|$)")  # "- 12 -", "-12-"
+SECTION = re.compile(r"^\d{1,3}\.\s+(?=[^\W\d_])")  # "1. Présentation": a title's number, first in its row
 ROMAN_END = re.compile(r"^[ivxlc]{1,6}$")  # lowercase, first or last word of a row: front matter
 RUNNING_SIZE = 1.3  # a running header is not much larger than the body text (a repeated title may be)
 MIN_EVIDENCE = 0.25  # share of the text pages whose own printed number must confirm a numbering
@@ -34,8 +37,9 @@ def printed_number(text: str) -> str | None:
 
 
 def numbers_in(text: str) -> set[int]:
-    """The integers a header or footer row prints, whatever surrounds them ("12/40": 12)."""
-    text = OF_TOTAL.sub(r"\1", text)
+    """The integers a header or footer row prints, whatever surrounds them ("12/40": 12, groff's "- 12 -"),
+    but a section's number opening a title ("1. Présentation")."""
+    text = DASHED.sub(r" \1 ", OF_TOTAL.sub(r"\1", SECTION.sub("", text.strip())))
     return {int(n) for n in NUMBER_TOKEN.findall(text) if int(n) >= 1}
 
 

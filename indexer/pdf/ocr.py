@@ -15,8 +15,9 @@ from html.parser import HTMLParser
 from io import BytesIO
 
 from indexer.errors import PdfError
-from indexer.pdf.layout import EDGE_ZONE, PageText, Row, TextLine, split_page
+from indexer.pdf.layout import EDGE_ZONE, PageText, Row, TextLine, split_page, table_line
 from indexer.pdf.numbering import printed_number
+from indexer.pdf.tables import aligned_tables
 from indexer.pdf.text import normalise
 
 DPI = 150
@@ -95,22 +96,27 @@ def hocr_lines(hocr: str, scale: float, para: tuple = ()) -> list[TextLine]:
             row[1] = (row[1], "title")
             sizes[(row[0], row[1])] = [row[3]]
     out = []
-    for block, par, (x0, y0, x1, y1), _, offset, words in rows:
+    for block, par, (_, y0, _, y1), _, offset, words in rows:
         words = [(w[0].strip(), w[1]) for w in words if w[0].strip()]
         size_px = statistics.median(sizes[(block, par)]) or (y1 - y0)
         texts = [t for t, _ in words]
         first_box = words[0][1]
         small = first_box[2] - first_box[0] <= 0.6 * size_px and first_box[3] - first_box[1] <= 0.45 * size_px
         if len(texts[0]) > 1 and texts[0][0] in BULLET_MARKS and texts[0][0] != "o" and texts[0][1].isalnum():
-            texts[0:1] = ["•", texts[0][1:]]  # a mark glued to the first word
+            texts[0] = "• " + texts[0][1:]  # a mark glued to the first word
         elif len(texts) > 1 and (texts[0] in BULLET_MARKS or (len(texts[0]) <= 2 and not texts[0].isdigit() and (
                 small or not texts[0].isalnum()))):
             texts[0] = "•"  # a lone mark, or a dot too small to be a letter, read as a letter
-        # Words far apart on one line are table cells: the line is then a row, kept on its own.
-        cells = 1 + sum(1 for (_, a), (_, b) in zip(words, words[1:]) if b[0] - a[2] > 2 * size_px)
-        out.append(TextLine(normalise(" ".join(texts)), x0 * scale, y0 * scale, x1 * scale, y1 * scale,
-                            round(size_px * scale * 2) / 2, False, cells=cells, para=(*para, block, par),
-                            baseline=(y1 + offset) * scale))
+        # Words far apart on one line are table cells: one piece each, as on a text page (tables.py).
+        start = 0
+        for k in range(1, len(words) + 1):
+            if k < len(words) and words[k][1][0] - words[k - 1][1][2] <= 2 * size_px:
+                continue
+            piece = words[start:k]
+            out.append(TextLine(normalise(" ".join(texts[start:k])), piece[0][1][0] * scale, y0 * scale,
+                                piece[-1][1][2] * scale, y1 * scale, round(size_px * scale * 2) / 2, False,
+                                para=(*para, block, par), baseline=(y1 + offset) * scale))
+            start = k
     return out
 
 
@@ -165,7 +171,8 @@ def _tesseract(exe: str, png: bytes, lang: str, psm: int, index: int) -> str:
 def _run_rendered(rendered, index: int, exe: str, lang: str) -> PageText:
     width, height, png, (strip, pixels, strips) = rendered
     scale = 72 / DPI
-    page = split_page(index, width, height, hocr_lines(_tesseract(exe, png, lang, 3, index), scale))
+    tables, lines = aligned_tables(hocr_lines(_tesseract(exe, png, lang, 3, index), scale))
+    page = split_page(index, width, height, lines + [table_line(table) for table in tables])
     if not any(printed_number(row.text) for row in page.edges):
         for line in hocr_lines(_tesseract(exe, strips, lang, 6, index), scale, para=(-1,)):
             bottom = line.top / scale > strip

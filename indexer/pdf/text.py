@@ -15,13 +15,15 @@ _TABLE = {**{ord(k): v for k, v in _LIGATURES.items()}, **_SPACES, **{ord(k): v 
 _BLANKS = re.compile(r"\s+")
 # pdfminer writes a glyph without a Unicode mapping as "(cid:N)": at a line start it is a dingbat bullet.
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+")
+# A Symbol or Wingdings bullet that Word documents map to the private use area (U+F0B7 and its kin).
+_PUA_BULLET = re.compile(r"^[\uf020-\uf0ff](?=\s|$)")
 _CID = re.compile(r"\(cid:\d+\)")
 
 
 def normalise(text: str) -> str:
     """One line of PDF text as corpus text. NFC first: some producers emit "e" + combining accent."""
     text = unicodedata.normalize("NFC", text).translate(_TABLE)
-    text = _CID.sub("", _CID_BULLET.sub("• ", text.strip()))
+    text = _CID.sub("", _PUA_BULLET.sub("•", _CID_BULLET.sub("• ", text.strip())))
     return _BLANKS.sub(" ", text).strip()
 
 
@@ -46,6 +48,8 @@ def join_hyphenated(head: str, tail: str, vocabulary: set[str]) -> str:
     return head + tail if keep else head[:-1] + tail
 
 
+# An entry of a table of contents or an index: a dot leader and page numbers ("Fin ....... 12").
+LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:\s\.){3,}")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _TOKENS = re.compile(r"\S+")
 

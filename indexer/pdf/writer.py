@@ -35,7 +35,32 @@ def _safe(text: str) -> str:
         return "Q :" + text[2:]
     if text.startswith("- "):
         return "– " + text[2:]
+    if text.startswith("|"):  # a Markdown table row to the corpus reader (a line of "|" drawn as text)
+        return WORD_JOINER + text
     return text
+
+
+def _cell(text: str) -> str:
+    return _PAGE_REF.sub("(" + WORD_JOINER, text).replace("|", "¦")
+
+
+def _table(block: Block, out: list[str], layout: list[dict]) -> None:
+    """A Markdown table: its header (empty cells when it has none), then a row a line, each citing its page."""
+    from indexer.corpus import row_text
+
+    width = len(block.rows[0][0])
+    header = [_cell(c) for c in (block.header or [""] * width)]
+    out += ["| " + " | ".join(header) + " |", "|" + "---|" * width]
+    for cells, page, box in block.rows:
+        cells = [_cell(c) for c in cells]
+        if any(cells):
+            out.append("| " + " | ".join(cells) + f" | {page_ref([page])}")
+            layout.append({"text": row_text(header, cells), "boxes": [list(box)]})
+
+
+def _title(text: str) -> str:
+    """A term or a step, as a bullet's title (`- **term** definition`): no "*" inside."""
+    return _PAGE_REF.sub("(" + WORD_JOINER, text).replace("*", "∗")
 
 
 def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str] = ()) -> tuple[str, list[dict]]:
@@ -46,9 +71,29 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
     previous = None
     for block in blocks:
         text = _safe(block.text) if block.kind != "li" else _PAGE_REF.sub("(" + WORD_JOINER, block.text)
+        boxes = [list(b) for b in block.boxes]
         if block.kind == "h":
-            line = f"{'#' * block.level} {text} {page_ref(block.pages)}"
-            out += ([""] if out[-1] else []) + [line, ""]
+            out += ([""] if out[-1] else []) + [f"{'#' * block.level} {text} {page_ref(block.pages)}", ""]
+            layout.append({"text": text, "boxes": boxes})
+        elif block.kind == "table" and any(any(cells) for cells, _, _ in block.rows):
+            if out[-1]:
+                out.append("")
+            _table(block, out, layout)
+            out.append("")
+        elif block.kind == "term":
+            # Terms (and steps) follow each other as bullets of one list: one passage each, the term its title.
+            if previous is None or previous.kind != "term":
+                out += [""] if out[-1] else []
+            title, definition = _title(block.title), _PAGE_REF.sub("(" + WORD_JOINER, block.text)
+            out.append(f"- **{title}** {definition} {page_ref(block.pages)}")
+            layout += [{"text": title, "boxes": boxes}, {"text": definition, "boxes": boxes}]
+        elif block.kind == "qa":
+            out += [""] if out[-1] else []
+            question = _PAGE_REF.sub("(" + WORD_JOINER, block.title)
+            out.append(f"Q: {question} {page_ref(block.title_pages)}")
+            out.append(f"{text} {page_ref(block.text_pages)}")
+            out.append("")
+            layout += [{"text": question, "boxes": boxes}, {"text": text, "boxes": boxes}]
         elif block.kind in ("li", "row"):
             # A list stays one block (one passage per bullet); the lead line ending with ":" stays with it.
             glued = previous is not None and (previous.kind == block.kind or
@@ -57,12 +102,12 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
                 out.append("")
             line = f"- {text} {page_ref(block.pages)}" if block.kind == "li" else f"{text} {page_ref(block.pages)}"
             out.append(line)
-        else:
+            layout.append({"text": text, "boxes": boxes})
+        elif block.kind != "table":
             if out[-1]:
                 out.append("")
-            line = f"{text} {page_ref(block.pages)}"
-            out.append(line)
-        layout.append({"text": text, "boxes": [list(b) for b in block.boxes]})
+            out.append(f"{text} {page_ref(block.pages)}")
+            layout.append({"text": text, "boxes": boxes})
         previous = block
     return "\n".join(out).rstrip() + "\n", layout
 

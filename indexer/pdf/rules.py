@@ -1,0 +1,114 @@
+"""The ruling lines a page draws (table borders, rules between rows and columns), read from pdfium's path
+objects, and its links (a table of contents printed by Chromium or LaTeX's hyperref links each entry): every producer measured (LibreOffice, Chromium, pdfLaTeX, pandoc, groff + Ghostscript) draws a
+table's rules as thin paths or thin filled rectangles, one per rule or per cell side. Collinear pieces
+that touch are merged into one rule, so a table drawn cell by cell has the same rules as one drawn whole.
+"""
+
+import ctypes
+from dataclasses import dataclass
+
+THIN = 2.5  # points: a path this thin in one direction is a rule
+MIN_LENGTH = 4.0  # points: shorter marks are dots, ticks or glyph pieces
+MAX_OBJECTS = 20000  # a page with more drawing objects (a drawing, music) is not read for rules
+PATH = 2  # FPDF_PAGEOBJ_PATH
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A horizontal (y, x0..x1) or vertical (x, y0..y1) rule, top-down page coordinates in points."""
+
+    at: float
+    start: float
+    end: float
+
+
+@dataclass
+class Rules:
+    horizontal: list[Rule]
+    vertical: list[Rule]
+
+
+_FAST: dict = {}
+
+
+def _fast():
+    if not _FAST:
+        import pypdfium2.raw as raw
+
+        c, vp, f = ctypes, ctypes.c_void_p, ctypes.POINTER(ctypes.c_float)
+
+        def bind(name, restype, *argtypes):
+            _FAST[name] = c.CFUNCTYPE(restype, *argtypes)(c.cast(getattr(raw, name), vp).value)
+
+        bind("FPDFPage_CountObjects", c.c_int, vp)
+        bind("FPDFPage_GetObject", vp, vp, c.c_int)
+        bind("FPDFPageObj_GetType", c.c_int, vp)
+        bind("FPDFPageObj_GetBounds", c.c_int, vp, f, f, f, f)
+    return _FAST
+
+
+def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
+    """The page's rules; `box`: the visible box (left, bottom, right, top) the characters are measured in."""
+    fast = _fast()
+    handle = ctypes.cast(page.raw, ctypes.c_void_p).value
+    count = fast["FPDFPage_CountObjects"](handle)
+    if count > MAX_OBJECTS:
+        return Rules([], [])
+    left, _, _, top = box
+    l, b, r, t = (ctypes.c_float() for _ in range(4))
+    refs = [ctypes.byref(v) for v in (l, b, r, t)]
+    horizontal, vertical = [], []
+    get, kind, bounds = fast["FPDFPage_GetObject"], fast["FPDFPageObj_GetType"], fast["FPDFPageObj_GetBounds"]
+    for i in range(count):
+        obj = get(handle, i)
+        if not obj or kind(obj) != PATH or not bounds(obj, *refs):
+            continue
+        width, height = r.value - l.value, t.value - b.value
+        if height <= THIN and width >= MIN_LENGTH:
+            horizontal.append(Rule(top - (t.value + b.value) / 2, l.value - left, r.value - left))
+        elif width <= THIN and height >= MIN_LENGTH:
+            vertical.append(Rule((l.value + r.value) / 2 - left, top - t.value, top - b.value))
+    return Rules(merge(horizontal), merge(vertical))
+
+
+def merge(rules: list[Rule], tolerance: float = 1.2) -> list[Rule]:
+    """Collinear rules that touch or overlap (a border drawn cell by cell) become one."""
+    groups: list[list[Rule]] = []
+    for rule in sorted(rules, key=lambda r: r.at):
+        if groups and rule.at - groups[-1][-1].at <= tolerance:
+            groups[-1].append(rule)
+        else:
+            groups.append([rule])
+    out = []
+    for group in groups:
+        at = sum(r.at for r in group) / len(group)
+        span = None
+        for rule in sorted(group, key=lambda r: r.start):
+            if span and rule.start <= span[1] + tolerance:
+                span[1] = max(span[1], rule.end)
+            else:
+                if span:
+                    out.append(Rule(at, *span))
+                span = [rule.start, rule.end]
+        out.append(Rule(at, *span))
+    return out
+
+
+LINK = 2  # FPDF_ANNOT_LINK
+
+
+def page_links(page, box: tuple[float, float, float, float]) -> list[tuple[float, float, float, float]]:
+    """The boxes (x0, top, x1, bottom, top-down points) of the page's link annotations."""
+    import pypdfium2.raw as raw
+
+    left, _, _, top = box
+    out = []
+    rect = raw.FS_RECTF()
+    for i in range(raw.FPDFPage_GetAnnotCount(page.raw)):
+        annot = raw.FPDFPage_GetAnnot(page.raw, i)
+        try:
+            if raw.FPDFAnnot_GetSubtype(annot) == LINK and raw.FPDFAnnot_GetRect(annot, rect):
+                out.append((rect.left - left, top - rect.top, rect.right - left, top - rect.bottom))
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+    return out

@@ -1,0 +1,310 @@
+"""Tables found on a page, each cell kept: a ruled table (rules.py) from its characters, an unruled one from
+rows of short pieces aligned in columns.
+
+- Ruled: horizontal rules stacked over one width frame the table; its columns are the vertical rules inside
+  it or, without any (booktabs: rules above, below and under the header only), the white rivers that cross
+  every row. Its rows are the bands between rules where rules separate the rows, else the baselines, a
+  baseline whose first cell is empty going on the row above (a wrapped cell). A framed box (one column) is
+  no table: its text stays text.
+- Unruled: three rows or more whose pieces (cut at a gap of two font sizes) start, or end, at the same x,
+  the cells short (a two-column page of prose is no table); a line whose only pieces sit in columns after
+  the first goes on the row above.
+
+Each table becomes one `TextLine` carrying it, so that reading order and page numbers handle it like a line.
+"""
+
+import re
+import statistics
+from dataclasses import dataclass, field
+
+from indexer.pdf.rules import Rules
+from indexer.pdf.text import join_hyphenated, reads_as_text
+
+ALIGN = 4.0  # points: column starts (or ends) this close are one column
+RIVER = 0.8  # font sizes: a white gap this wide across every row separates two columns
+MAX_BASELINES = 40  # a ruled band holding more lines is a framed page, not a table
+SHORT = 30  # characters: the median cell of an unruled table's columns (but the last) is no longer
+MARKER = re.compile(r"^(?:[•▪◦‣●■□➢►✓–—*+-]|\(?(?:\d{1,2}|[a-zA-Z])[.)])$")
+
+
+@dataclass
+class Table:
+    rows: list[list[str]]  # the header row first when `header`
+    header: bool
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float
+    ruled: bool
+    row_boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # x0, top, x1, bottom
+
+
+# ------------------------------------------------------------------ ruled tables, from characters
+
+
+def _stacks(rules: Rules) -> list[list]:
+    """Horizontal rules of one width, one above the other: a table's frame and the rules inside it."""
+    stacks: list[list] = []
+    for rule in sorted(rules.horizontal, key=lambda r: r.at):
+        if rule.end - rule.start < 30:
+            continue
+        if stacks:
+            first, last = stacks[-1][0], stacks[-1][-1]
+            same_width = abs(last.start - rule.start) <= 3 and abs(last.end - rule.end) <= 3
+            # Where the frame has vertical rules, one crosses the gap to this rule, else it is another table.
+            framed = [v for v in rules.vertical if last.start - 2 <= v.at <= last.end + 2
+                      and v.start < last.at + 2 and v.end > first.at - 2]
+            crossing = any(v.start <= last.at + 2 and v.end >= rule.at - 2 for v in framed)
+            if same_width and (crossing or not framed):
+                stacks[-1].append(rule)
+                continue
+        stacks.append([rule])
+    return [s for s in stacks if len(s) >= 2]
+
+
+def _inner_verticals(stack, rules: Rules) -> bool:
+    x0, x1 = min(r.start for r in stack), max(r.end for r in stack)
+    top, bottom = stack[0].at, stack[-1].at
+    return any(x0 + 3 < v.at < x1 - 3 and v.start < bottom and v.end > top for v in rules.vertical)
+
+
+def _columns(chars, x0: float, x1: float, top: float, bottom: float, rules: Rules, size: float) -> list[float]:
+    """Column boundaries inside a ruled frame: its inner vertical rules, else white rivers."""
+    height = bottom - top
+    inner = sorted(v.at for v in rules.vertical if x0 + 3 < v.at < x1 - 3
+                   and min(v.end, bottom) - max(v.start, top) >= min(0.4 * height, 8))
+    cuts: list[float] = []
+    for x in inner:
+        if not cuts or x - cuts[-1] > 3:
+            cuts.append(x)
+    if cuts:
+        return cuts
+    if len({round(c.baseline) for c in chars}) < 2:
+        return []
+    covered = sorted((c.x0, c.x1) for c in chars)
+    gaps, reach = [], covered[0][1]
+    for a, b in covered[1:]:
+        if a - reach >= RIVER * size:
+            gaps.append((reach + a) / 2)
+        reach = max(reach, b)
+    return gaps
+
+
+def _cell_text(pieces) -> str:
+    """A cell's pieces in reading order, a word hyphenated at a cell's line end rejoined."""
+    text = ""
+    for line in sorted(pieces, key=lambda line: (round(line.baseline), line.x0)):
+        if text.endswith("-") and text[-2:-1].isalpha():
+            text = join_hyphenated(text, line.text, set())
+        else:
+            text = f"{text} {line.text}".strip()
+    return text
+
+
+def _row(pieces, cuts: list[float]) -> tuple[list[str], tuple]:
+    """A row's cells (each piece in the column its middle falls in) and its box."""
+    cells: list[list] = [[] for _ in range(len(cuts) + 1)]
+    for piece in pieces:
+        cells[sum(1 for x in cuts if (piece.x0 + piece.x1) / 2 > x)].append(piece)
+    return [_cell_text(cell) for cell in cells], _box(pieces)
+
+
+def _lines(pieces) -> list[list]:
+    """Pieces by line (their baselines), top to bottom."""
+    lines: list[list] = []
+    for piece in sorted(pieces, key=lambda p: p.baseline):
+        if lines and piece.baseline - lines[-1][0].baseline <= 0.3 * max(piece.size, 1):
+            lines[-1].append(piece)
+        else:
+            lines.append([piece])
+    return lines
+
+
+def _rows_of(bands: list[list], cuts) -> tuple[list[list[str]], list, bool]:
+    """(rows of cells, their boxes, whether the first row is a header set apart by a rule), from each band's
+    pieces (the text between two rules)."""
+    if len(bands) >= 3:  # rules between the rows: a band is a row, its lines a cell's wrapped lines
+        made = [_row(band, cuts) for band in bands]
+        return [cells for cells, _ in made], [box for _, box in made], False
+    rows, boxes = [], []
+    if len(bands) == 2:  # a header band (over one line or more) and a body band, booktabs-like
+        cells, box = _row(bands[0], cuts)
+        rows.append(cells)
+        boxes.append(box)
+    for line in _lines(bands[-1]):
+        cells, box = _row(line, cuts)
+        if len(rows) > (len(bands) == 2) and not cells[0]:  # a wrapped cell goes on the row above
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells)]
+            boxes[-1] = _merge_box(boxes[-1], box)
+        else:
+            rows.append(cells)
+            boxes.append(box)
+    return rows, boxes, len(bands) == 2
+
+
+def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], list]:
+    """(tables, the characters outside them). `segments(chars, fonts, columns)`: the page's own line
+    builder, run once on a table's characters, cut at its columns."""
+    import numpy as np
+
+    tables, used = [], set()
+    # Two rules and no vertical rule between them frame a box (a note, a code listing) or a page, not a
+    # table: a ruled table has a rule under its header, or rules between its columns.
+    stacks = [stack for stack in _stacks(rules) if len(stack) >= 3 or _inner_verticals(stack, rules)]
+    if not stacks:
+        return [], chars
+    baselines = np.fromiter((c.baseline for c in chars), float, len(chars))
+    middles = np.fromiter(((c.x0 + c.x1) / 2 for c in chars), float, len(chars))
+    for stack in stacks:
+        x0, x1 = min(r.start for r in stack), max(r.end for r in stack)
+        top, bottom = stack[0].at, stack[-1].at
+        if len(stack) == 2 and bottom - top > 25 * MAX_BASELINES:
+            continue  # a page framed by its header's and footer's rules
+        where = np.nonzero((baselines > top) & (baselines <= bottom + 1) & (middles >= x0 - 1) & (middles <= x1 + 1))
+        inside = [chars[i] for i in where[0] if id(chars[i]) not in used]
+        letters = [c for c in inside if c.text.isalnum()]
+        if not letters or sum(1 for c in letters if fonts[c.font].mono) > len(letters) / 2:
+            continue  # nothing, or a framed listing of code
+        # More lines between two rules than a table's row holds: a page framed by its header's and footer's
+        # rules, not a table (checked before anything costlier).
+        lines = sorted({round(c.baseline) for c in inside})
+        if len(stack) == 2 and sum(1 for a, b in zip(lines, lines[1:]) if b - a > 2) >= MAX_BASELINES:
+            continue
+        size = statistics.median(c.size for c in inside)
+        heights = [b.at - a.at for a, b in zip(stack, stack[1:])]
+        if statistics.median(heights) < 0.9 * size:
+            continue  # rules closer than the text they hold: a staff of music
+        cuts = _columns(inside, x0, x1, top, bottom, rules, size)
+        if not cuts:
+            continue  # a framed box: text
+        at = [r.at for r in stack]
+        bands: list[list] = [[] for _ in stack[1:]]
+        for piece in segments(inside, fonts, cuts):
+            bands[min(max(sum(1 for y in at if piece.baseline > y + 0.5) - 1, 0), len(bands) - 1)].append(piece)
+        bands = [band for band in bands if band]
+        if not bands or any(len(_lines(band)) > MAX_BASELINES for band in bands):
+            continue  # a framed page
+        rows, boxes, ruled_header = _rows_of(bands, cuts)
+        heads = [p for p in bands[0] if p.baseline <= min(q.baseline for q in bands[0]) + 0.3 * p.size]
+        bold = bool(heads) and all(p.bold for p in heads)
+        table = _table(rows, boxes, ruled_header or bold, x0, top, x1, bottom, size, True)
+        if table is not None:
+            tables.append(table)
+            used.update(id(c) for c in inside)
+    return tables, [c for c in chars if id(c) not in used]
+
+
+def _table(rows, boxes, header, x0, top, x1, bottom, size, ruled) -> Table | None:
+    if len(rows) < 2 or not _text_grid(rows):
+        return None
+    return Table(rows, header, x0, top, x1, bottom, size, ruled, boxes)
+
+
+def _text_grid(rows: list[list[str]]) -> bool:
+    """Text in a grid, not a drawing's labels or a staff of music: most cells filled, most cells reading
+    as words or figures, and a word on most rows."""
+    cells = [cell for row in rows for cell in row if cell]
+    if len(cells) < 0.5 * sum(len(row) for row in rows):
+        return False
+    legible = sum(1 for cell in cells if reads_as_text(cell, numbers_too=True) or len(cell) <= 4
+                  or any(ch.isdigit() for ch in cell))  # "V:54, I:226" too
+    if legible < 0.8 * len(cells):
+        return False
+    return sum(1 for row in rows if any(reads_as_text(cell) for cell in row)) >= 0.5 * len(rows)
+
+
+# ------------------------------------------------------------------ unruled tables, from pieces
+
+
+def _row_groups(pieces) -> list[list]:
+    rows: list[list] = []
+    for p in sorted(pieces, key=lambda p: p.baseline or p.bottom):
+        base = p.baseline or p.bottom
+        if rows and abs((rows[-1][0].baseline or rows[-1][0].bottom) - base) <= 0.3 * max(p.size, 1):
+            rows[-1].append(p)
+        else:
+            rows.append([p])
+    return [sorted(row, key=lambda p: p.x0) for row in rows]
+
+
+def _column_of(piece, starts: list[float], ends: list[float]) -> int | None:
+    for j, (a, b) in enumerate(zip(starts, ends)):
+        if abs(piece.x0 - a) <= ALIGN or abs(piece.x1 - b) <= ALIGN:
+            return j
+    return None
+
+
+def aligned_tables(pieces) -> tuple[list[Table], list]:
+    """(tables, the pieces outside them) for rows of pieces aligned in columns, without rules."""
+    rows = _row_groups(pieces)
+    tables, used, i = [], set(), 0
+    while i < len(rows):
+        row = rows[i]
+        if len(row) < 2:
+            i += 1
+            continue
+        starts, ends = [p.x0 for p in row], [p.x1 for p in row]
+        grid = [[p.text for p in row]]
+        members, boxes = [list(row)], [_box(row)]
+        j = i + 1
+        while j < len(rows):
+            nxt = rows[j]
+            where = [_column_of(p, starts, ends) for p in nxt]
+            gap = (nxt[0].baseline or nxt[0].bottom) - (members[-1][0].baseline or members[-1][0].bottom)
+            size = max(row[0].size, 1)
+            if (None in where or len(set(where)) != len(where) or gap > 2.6 * size
+                    or any(abs(p.size - size) > 1 for p in nxt)):
+                break
+            cells = [""] * len(starts)
+            for p, col in zip(nxt, where):
+                cells[col] = p.text
+            if 0 not in where:  # a wrapped cell
+                grid[-1] = [f"{a} {b}".strip() for a, b in zip(grid[-1], cells)]
+                boxes[-1] = _merge_box(boxes[-1], _box(nxt))
+            else:
+                grid.append(cells)
+                boxes.append(_box(nxt))
+            members.append(nxt)
+            j += 1
+        flat = [p for m in members for p in m]
+        if len(grid) >= 3 and _tabular(grid, flat, len(starts)) and _text_grid(grid):
+            table = Table(grid, False, min(p.x0 for p in flat), min(p.top for p in flat),
+                          max(p.x1 for p in flat), max(p.bottom for p in flat),
+                          statistics.median(p.size for p in flat), False, boxes)
+            table.header = all(p.bold for p in row) and not any(p.bold for p in members[-1])
+            tables.append(table)
+            used.update(id(p) for p in flat)
+            i = j
+        else:
+            i += 1
+    return tables, [p for p in pieces if id(p) not in used]
+
+
+def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
+    """Rows of short cells in one size, not two columns of prose that happen to share their baselines: no
+    column but the last holds long text, none holds a heading, the first is not a sentence wrapped."""
+    if sum(1 for row in grid if sum(1 for c in row if c) >= 2) < 2:
+        return False
+    if any(statistics.median(len(row[k]) for row in grid) > SHORT for k in range(width - 1)):
+        return False
+    sizes = [p.size for p in pieces]
+    if max(sizes) - min(sizes) > 1.0:
+        return False
+    firsts = [row[0] for row in grid]
+    if all(MARKER.match(cell) for cell in firsts if cell):
+        return False  # a list, its bullets or numbers set apart by a tab
+    numbers = [int(cell) for cell in firsts if cell.isdigit()]
+    if len(numbers) >= 0.8 * len(firsts) and all(b == a + 1 for a, b in zip(numbers, numbers[1:])):
+        return False  # a listing's line numbers
+    wrapped = sum(1 for a, b in zip(firsts, firsts[1:]) if a and b[:1].islower() and not a[-1:] in ".!?:;,)")
+    return wrapped <= 1
+
+
+def _box(pieces) -> tuple[float, float, float, float]:
+    return (min(p.x0 for p in pieces), min(p.top for p in pieces), max(p.x1 for p in pieces),
+            max(p.bottom for p in pieces))
+
+
+def _merge_box(a, b):
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
