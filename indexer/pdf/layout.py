@@ -51,6 +51,10 @@ class PageText:
         return tuple(round(min(max(v, 0.0), 1.0), 4) for v in (fx0, fy0, fx1, fy1))
 
 
+# Where a complete PDF's end marker is looked for: its last bytes (a few whitespace or a trailing comment at most).
+TAIL_BYTES = 2048
+
+
 def open_pdf(path: Path):
     """The pypdfium2 document, or a PdfError with one French sentence (pdfium's own English never shows)."""
     import pypdfium2 as pdfium
@@ -60,8 +64,14 @@ def open_pdf(path: Path):
         raise PdfError(f"fichier introuvable : {path}")
     with path.open("rb") as f:
         head = f.read(1024)
+        f.seek(max(0, path.stat().st_size - TAIL_BYTES))
+        tail = f.read()
     if b"%PDF-" not in head:
         raise PdfError(f"{path.name} n'est pas un PDF")
+    if b"%%EOF" not in tail:
+        # A PDF writer ends the file with %%EOF (each incremental update too): without it the file was cut
+        # short (a download or a copy interrupted). pdfium may read what is left, but pages would be missing.
+        raise PdfError(f"{path.name} est tronqué (sa fin manque) : téléchargez ou copiez-le à nouveau")
     try:
         doc = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:

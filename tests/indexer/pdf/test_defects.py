@@ -159,13 +159,12 @@ def test_a_truncated_pdf_says_so_in_french(labelled_pdf, tmp_path, share):
     data = labelled_pdf[0].read_bytes()
     cut = tmp_path / "coupe.pdf"
     cut.write_bytes(data[: int(len(data) * share)])
-    try:
-        result = import_pdf(cut, tmp_path, "z", "Z")
-    except PdfError as exc:
-        message = str(exc)
-        assert "coupe.pdf" in message and not re.search(r"PDFium|Failed|error|Error|Data format", message)
-    else:  # pdfium repaired it: what was read still cites printed pages
-        assert result.pages >= 1
+    with pytest.raises(PdfError) as error:  # never read as if whole, whatever pdfium could repair
+        import_pdf(cut, tmp_path, "z", "Z")
+    message = str(error.value)
+    assert "coupe.pdf" in message and "tronqué" in message
+    assert not re.search(r"PDFium|Failed|error|Error|Data format", message)
+    assert not (tmp_path / "z.md").exists()
 
 
 def test_highlight_boxes_cover_the_lines_they_name(tmp_path):

@@ -139,7 +139,7 @@ def _bad_inputs(tmp: Path, good: Path) -> dict[str, tuple[Path, str]]:
     c.drawString(72, 720, "Texte secret")
     c.save()
     corrupt = tmp / "abime.pdf"
-    corrupt.write_bytes(good.read_bytes()[:400])
+    corrupt.write_bytes(good.read_bytes()[:400] + b"\n%%EOF\n")  # ends as a PDF does, its body cut: damaged
     empty = tmp / "vide.pdf"
     empty.write_bytes(b"")
     text = tmp / "regles.pdf"
