@@ -372,6 +372,9 @@ def evaluate(
     compare_adapt: bool = typer.Option(
         False, "--compare-adapt",
         help="Comparer le modèle de base et le modèle adapté au corpus (deux index temporaires, test apparié)."),
+    compare_index: Optional[Path] = typer.Option(
+        None, "--compare-index", help="Comparer l'index servi (--index) à celui-ci, chacun avec son modèle et son "
+        "calibrage (test apparié, modes dense et hybride)."),
     outcomes: Optional[Path] = typer.Option(
         None, "--outcomes", help="Écrire ici la réponse à chaque question (JSONL), pour comparer deux versions "
         "(python -m eval.outcomes AVANT APRES)."),
@@ -384,6 +387,8 @@ def evaluate(
 
     if split not in (*SPLITS, NEW_GAMES):
         fail(f"split inconnu « {split} » (dev, test ou {NEW_GAMES})")
+    if split == NEW_GAMES and compare_index is not None:
+        gold = None  # each index's model builds its own index of the new games
     if split == NEW_GAMES and (questions or calibrate or compare_adapt or leave_one_game_out):
         fail(f"--split {NEW_GAMES} mesure les jeux de validation : sans --questions, --calibrate, --compare-adapt "
              "ni --leave-one-game-out")
@@ -407,6 +412,8 @@ def evaluate(
     judge = run(conf.reranker_model)
     from indexer import store
 
+    if compare_index is not None:
+        return _compare_indexes(conf, compare_index, gold, split, as_json)
     calibration = None
     if split == NEW_GAMES:  # their own index, answered with the served index's model and calibration
         from service.engine.calibration import load as load_calibration
@@ -450,7 +457,38 @@ def evaluate(
         typer.echo("\nAdaptation sans le jeu évalué (hit@1 / MRR@10) :\n" + format_table(result["leave_one_game_out"]))
 
 
-def _new_games_index(conf, embedder):
+def _compare_indexes(conf, other: Path, gold, split: str, as_json: bool) -> None:
+    """`rulesqa eval --compare-index DIR`: the served index and DIR, each answered by its own model and
+    calibration (the new games: each model's own index of them)."""
+    from eval.compare_models import compare, format_report
+
+    systems = {}
+    for folder in (conf.index_dir, other):
+        label, answerer, asked = run(lambda folder=folder: _system(conf, Path(folder), split))
+        systems[label], gold = answerer, asked or gold
+    result = compare(systems, gold)
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(format_report(result))
+
+
+def _system(conf, folder: Path, split: str):
+    """(model id, answerer, the new games' questions or None) of an index folder with its model and calibration."""
+    from eval.new_games import SPLIT as NEW_GAMES
+    from service.engine.calibration import load as load_calibration
+    from service.runtime.answerers import build_answerer
+
+    here = conf.model_copy(update={"index_dir": folder, "model": None})
+    embedder = here.index_embedder()
+    calibration = load_calibration(embedder.model_id, folder)
+    asked = None
+    if split == NEW_GAMES:
+        here, asked = _new_games_index(here, embedder, folder.name)
+    return embedder.model_id, build_answerer(here, embedder=embedder, judge=None, calibration=calibration), asked
+
+
+def _new_games_index(conf, embedder, name: str = "index"):
     """(settings over the new games' index, their questions): the index built (or brought up to date) beside
     the served one, with the same model."""
     from eval.gold import load_questions
@@ -459,10 +497,10 @@ def _new_games_index(conf, embedder):
 
     work = Path(conf.index_dir).parent / "eval-new-games"
     corpus, questions = materialize(work)
-    build_index(corpus, work / "index", embedder, progress=False)
+    build_index(corpus, work / name, embedder, progress=False)
     from eval.new_games import SPLIT
 
-    return (conf.model_copy(update={"index_dir": work / "index", "corpus_dir": corpus}),
+    return (conf.model_copy(update={"index_dir": work / name, "corpus_dir": corpus}),
             load_questions(questions, split=SPLIT))
 
 
