@@ -59,6 +59,8 @@ def main() -> int:
                                                       "writers:4"])
     parser.add_argument("--recipe", default="", help="recipe fields to change, name=value,...")
     parser.add_argument("--base", action="store_true", help="measure the base model too")
+    parser.add_argument("--deltas", nargs="*", default=[], type=Path,
+                        help="also measure these deltas files as they are (no training): e.g. the committed ones")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--keep", type=Path, help="keep each run's deltas in this folder")
     args = parser.parse_args()
@@ -85,6 +87,15 @@ def main() -> int:
             rows.append({"run": "base", **measure(load_folder_embedder(base_dir, conf.threads), work, dev, corpus,
                                                    new_games)})
             print(json.dumps(rows[-1]), flush=True)
+        for deltas in args.deltas:
+            folder = build_rules_model(base_dir, work / f"model-{deltas.stem}", deltas)
+            info = json.loads(deltas.with_suffix(".json").read_text("utf-8"))
+            rows.append({"run": f"{deltas.name} ({len(info['trained_on']['games'])} games)",
+                         "examples": info["trained_on"]["examples"], "train_s": info["training"]["seconds"],
+                         **measure(load_folder_embedder(folder, conf.threads, RULES_MODEL_NAME), work, dev, corpus,
+                                   new_games)})
+            print(json.dumps(rows[-1]), flush=True)
+            shutil.rmtree(folder, ignore_errors=True)
         for run in args.runs:
             kind, value = run.split(":")
             deltas = (args.keep or work) / f"{run.replace(':', '-')}.npz"
