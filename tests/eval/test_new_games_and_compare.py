@@ -1,0 +1,48 @@
+"""The new-games split (the training corpus's validation games) and the paired comparison of two systems."""
+
+import json
+
+from eval.compare_models import compare, format_report
+from eval.gold import load_questions
+from eval.new_games import materialize
+from eval.training_set import load
+
+
+def test_the_new_games_are_the_validation_games_with_their_checked_questions(tmp_path):
+    corpus, questions = materialize(tmp_path)
+    validation = {g.entry.id: g for g in load(split="validation")}
+    assert sorted(p.stem for p in corpus.glob("*.md")) == sorted(validation)
+    asked = load_questions(questions, split="new-games")
+    assert {q.split for q in asked} == {"new-games"} and {q.gold_game for q in asked} <= set(validation)
+    refused = {qid for g in validation.values() for qid, v in g.verdicts.items() if v != "ok"}
+    kept = {q.id for q in asked}
+    assert refused and not kept & refused
+    assert all(q.previous in kept for q in asked if q.previous)  # a follow-up keeps its first turn
+    total = sum(len(g.questions) for g in validation.values())
+    assert total - len(refused) - 5 <= len(kept) <= total - len(refused)
+    assert materialize(tmp_path) == (corpus, questions)  # rewritten in place, the same
+
+
+def test_two_systems_compared_paired(fake_index):
+    from service.engine.calibration import Calibration
+    from service.engine.decide.abstention import AbstentionPolicy
+    from service.engine.retrieval.protocol import FusionConfig
+    from tests.fakes import fake_answerer
+
+    dev = load_questions("dev")[:40]
+    a = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    b = fake_answerer(fake_index, Calibration(FusionConfig(dense_weight=0.0), AbstentionPolicy(threshold=0.2)))
+    same = compare({"a": a, "a bis": a}, dev)
+    for mode in ("dense", "hybrid"):
+        part = same["modes"][mode]
+        assert part["metrics"]["a"] == part["metrics"]["a bis"]
+        assert all(t["score_a"] == t["score_b"] for t in part["tests"])
+    other = compare({"a": a, "b": b}, dev)
+    hybrid = other["modes"]["hybrid"]
+    # b ranks by BM25 alone in hybrid mode: its hybrid hit@1 is a's lexical one, a's stays its own.
+    assert {t["metric"] for t in hybrid["tests"]} >= {"hit@1", "mrr@10", "outcome"}
+    assert hybrid["metrics"]["a"]["hit@1"] == same["modes"]["hybrid"]["metrics"]["a"]["hit@1"]
+    assert other["modes"]["dense"]["metrics"]["a"] == other["modes"]["dense"]["metrics"]["b"]
+    text = format_report(other)
+    assert "| hit@1 |" in text and "right for a only / b only" in text
+    json.dumps(other)  # what --json prints
