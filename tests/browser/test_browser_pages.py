@@ -555,7 +555,7 @@ def test_widget_shows_markup_from_the_rulebook_as_text(page, xss_api, host_site)
 
 # ---------------------------------------------------------------- (e) one core, served once
 
-STATIC = REPO / "service" / "static"
+STATIC = REPO / "service" / "web" / "static"
 
 
 def test_widget_is_one_script_holding_the_core(page, api, host_site):
