@@ -25,18 +25,19 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unicodedata
 from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from import_process import run_import  # noqa: E402
 
 # (name, Debian package, path inside it): the eight of issue 22, then other French manuals.
 PDFS = [
@@ -120,22 +121,6 @@ def strip_labels(source: Path, target: Path) -> None:
 # ---------------------------------------------------------------- the import, in its own process
 
 
-def child(pdf: str, corpus: str) -> None:
-    from indexer.pdf import import_pdf
-
-    start, cpu = time.perf_counter(), time.process_time()
-    result = import_pdf(Path(pdf), Path(corpus), "bench", "Bench", force=True, max_pages=100_000)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    print(json.dumps({"seconds": seconds, "cpu": cpu, "pages": result.pages, "numbering": result.numbering,
-                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-
-
-def run_import(pdf: Path, corpus: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", str(pdf), str(corpus)], capture_output=True,
-                         text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-    if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 # ---------------------------------------------------------------- the reference
@@ -351,11 +336,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", nargs="*", help="PDF names (substring) to measure")
     parser.add_argument("--keep", type=Path, help="keep the downloaded PDFs and imports in this folder")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        child(*args.child)
-        return
     for tool in ("pdftotext", "apt-get", "dpkg"):
         if shutil.which(tool) is None:
             sys.exit(f"{tool} introuvable : make pdf-bench-deps")

@@ -17,15 +17,12 @@ column is counted). Prints a Markdown table per producer; not a test (a minute o
 """
 
 import argparse
-import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,6 +30,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
+from import_process import run_import  # noqa: E402
 from structure import groff, html, latex, odt  # noqa: E402
 from structure.score import Passage, Score, score  # noqa: E402
 from structure.source import cover, documents, gold  # noqa: E402
@@ -48,22 +46,6 @@ PRODUCERS = {
 TOOLS = ("soffice", "chromium", "pdflatex", "makeindex", "pandoc", "groff", "ps2pdf", "pdftotext")
 
 
-def child(pdf: str, corpus: str) -> None:
-    from indexer.pdf import import_pdf
-
-    start, cpu = time.perf_counter(), time.process_time()
-    result = import_pdf(Path(pdf), Path(corpus), "bench", "Bench", force=True)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    print(json.dumps({"seconds": seconds, "cpu": cpu, "pages": result.pages, "numbering": result.numbering,
-                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-
-
-def run_import(pdf: Path, corpus: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", str(pdf), str(corpus)], capture_output=True,
-                         text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-    if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def passages(md: Path) -> list[Passage]:
@@ -96,11 +78,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the PDFs and imports in this folder, reused if there")
     parser.add_argument("--failures", action="store_true", help="print each unit that is not whole, verbatim and "
                                                                 "on its page, and each navigation passage")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        child(*args.child)
-        return
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
         sys.exit(f"{', '.join(missing)} introuvable(s) : make structure-bench-deps")
