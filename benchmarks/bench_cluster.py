@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import math
 import os
 import shutil
@@ -272,6 +273,12 @@ def fail(reason: str) -> None:
     os._exit(1)
 
 
+def one_line(message: str) -> str:
+    """A multi-line error (a Ray node's log tail) as one line: its first line and its last one, which says why."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[0] if len(lines) < 2 else f"{lines[0]} … {lines[-1]}"
+
+
 def watch(nodes: RayNodes, stop: threading.Event) -> threading.Thread:
     """A thread that ends the benchmark in one line when a node of the cluster dies (the kernel's OOM killer,
     a crash): the driver would otherwise be ended by Ray itself, with no word on stderr."""
@@ -293,6 +300,14 @@ def memory_available_mib() -> int:
         if line.startswith("MemAvailable:"):
             return int(line.split()[1]) // 1024
     return 0
+
+
+def base_e5(model_dir: str, threads: int):
+    """e5 as the front replica loads it: the shards' vectors are random ones recorded under e5's name, so the
+    index holds no model folder to answer with; the questions are encoded by the real base model."""
+    from indexer.e5 import load_embedder
+
+    return load_embedder(None, model_dir=Path(model_dir), threads=threads)
 
 
 def build_shelf_in_child(corpus: Path, index: Path) -> None:
@@ -345,7 +360,8 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
         connect(nodes)
         settings = load_settings(index_dir=index, build_index_if_missing=False, log_questions=False)
         t = time.perf_counter()
-        deployed = deploy(settings, name="shelf4", port=free_port(), timeout_s=900)
+        make_embedder = functools.partial(base_e5, str(Path(settings.model_dir).resolve()), settings.threads)
+        deployed = deploy(settings, name="shelf4", port=free_port(), timeout_s=900, make_embedder=make_embedder)
         rows.append(("deploy (4 shard replicas + 1 front) until running", f"{time.perf_counter() - t:.0f} s"))
         within, across = [], []
         with httpx.Client(base_url=deployed.url, timeout=120) as client:
@@ -409,7 +425,7 @@ def main() -> None:
             try:
                 rows = bench_shelf(args.shelf, args.keep or work, args.questions)
             except Exception as exc:  # one line saying why, not a traceback
-                fail(f"--shelf {args.shelf} : {type(exc).__name__} : {str(exc).splitlines()[0] if str(exc) else ''}")
+                fail(f"--shelf {args.shelf} : {type(exc).__name__} : {one_line(str(exc))}")
             table(f"A shelf of about {args.shelf:,} passages in 4 shards", rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
