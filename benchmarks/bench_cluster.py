@@ -302,14 +302,6 @@ def memory_available_mib() -> int:
     return 0
 
 
-def base_e5(model_dir: str, threads: int):
-    """e5 as the front replica loads it: the shards' vectors are random ones recorded under e5's name, so the
-    index holds no model folder to answer with; the questions are encoded by the real base model."""
-    from indexer.e5 import load_embedder
-
-    return load_embedder(None, model_dir=Path(model_dir), threads=threads)
-
-
 def build_shelf_in_child(corpus: Path, index: Path) -> None:
     """The 4 shards built in a child process, so that the build's memory is handed back before the cluster
     starts (a million passages held at once would otherwise stay in this process's heap)."""
@@ -327,6 +319,7 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
     import random
 
     from indexer import store
+    from indexer.e5 import load_embedder
     from indexer.shelf import read_shelf
     from service.cluster.deploy import deploy, undeploy
     from service.runtime.settings import load_settings
@@ -360,7 +353,10 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
         connect(nodes)
         settings = load_settings(index_dir=index, build_index_if_missing=False, log_questions=False)
         t = time.perf_counter()
-        make_embedder = functools.partial(base_e5, str(Path(settings.model_dir).resolve()), settings.threads)
+        # The shards hold random vectors recorded under e5's name and no model folder to answer with: the front
+        # encodes the questions with the real base model, as `rulesqa serve` would load it.
+        make_embedder = functools.partial(load_embedder, None, model_dir=Path(settings.model_dir).resolve(),
+                                          threads=settings.threads)
         deployed = deploy(settings, name="shelf4", port=free_port(), timeout_s=900, make_embedder=make_embedder)
         rows.append(("deploy (4 shard replicas + 1 front) until running", f"{time.perf_counter() - t:.0f} s"))
         within, across = [], []

@@ -118,11 +118,6 @@ def strip_labels(source: Path, target: Path) -> None:
     src.close()
 
 
-# ---------------------------------------------------------------- the import, in its own process
-
-
-
-
 # ---------------------------------------------------------------- the reference
 
 

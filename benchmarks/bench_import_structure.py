@@ -46,8 +46,6 @@ PRODUCERS = {
 TOOLS = ("soffice", "chromium", "pdflatex", "makeindex", "pandoc", "groff", "ps2pdf", "pdftotext")
 
 
-
-
 def passages(md: Path) -> list[Passage]:
     from indexer.corpus import read_game
     from indexer.passages import passages_of

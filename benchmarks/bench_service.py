@@ -173,11 +173,11 @@ def against(env: dict, serve_args: list[str], other: Path, bodies: list[dict], r
     index = env.get("RULESQA_INDEX_DIR") or str(REPO / "var" / "index")
     common = {**env, "RULESQA_INDEX_DIR": index}
     servers = {"this checkout": start_server({**common, "PYTHONPATH": str(REPO)}, serve_args, REPO)[:2],
-               f"{other}": start_server({**common, "PYTHONPATH": str(other)}, serve_args, other)[:2]}
+               str(other): start_server({**common, "PYTHONPATH": str(other)}, serve_args, other)[:2]}
     blocks = [bodies[i : i + 48] for i in range(0, len(bodies), 48)]
     latencies = {name: [] for name in servers}
+    clients = {name: httpx.Client(base_url=base, timeout=30) for name, (_, base) in servers.items()}
     try:
-        clients = {name: httpx.Client(base_url=base, timeout=30) for name, (_, base) in servers.items()}
         for round_ in range(rounds + 1):  # the first round warms both up and is not counted
             for b, block in enumerate(blocks):
                 for name in list(servers)[:: 1 if (b + round_) % 2 == 0 else -1]:
@@ -188,6 +188,8 @@ def against(env: dict, serve_args: list[str], other: Path, bodies: list[dict], r
                         if round_:
                             latencies[name].append((time.perf_counter() - t) * 1000)
     finally:
+        for client in clients.values():
+            client.close()
         for server, _ in servers.values():
             stop(server)
     print(f"{len(bodies)} gold questions × {rounds} rounds, blocks of 48 alternating between two servers on the index "
