@@ -30,7 +30,7 @@ cluster-deps: $(CLUSTER_STAMP)
 model: install
 	$(BIN)/rulesqa model build
 
-# e5 taught rulebooks: the low-rank deltas (indexer/e5/deltas/rules-fr.npz) rebuilt from training/, seeded.
+# e5 taught rulebooks: the low-rank deltas (indexer/models/e5/deltas/rules-fr.npz) rebuilt from training/, seeded.
 train: install
 	$(BIN)/rulesqa train
 

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 CHILD = """
 import json, sys
 from pathlib import Path
-from indexer.e5.finetune import adapt_model, training_pairs
+from indexer.models.e5.finetune import adapt_model, training_pairs
 from indexer.passages import load_passages
 docs, passages = load_passages(Path(sys.argv[1]))
 pairs = training_pairs(passages, [d.game for d in docs])
@@ -62,7 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bullets", type=int, default=1500)
     args = parser.parse_args()
-    from indexer.e5 import ensure_model
+    from indexer.models.e5 import ensure_model
     from service.runtime.settings import load_settings
 
     base = ensure_model(load_settings().model_dir)

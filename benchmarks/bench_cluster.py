@@ -319,7 +319,7 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
     import random
 
     from indexer import store
-    from indexer.e5 import load_embedder
+    from indexer.models.e5 import load_embedder
     from indexer.shelf import read_shelf
     from service.cluster.deploy import deploy, undeploy
     from service.runtime.settings import load_settings

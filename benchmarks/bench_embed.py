@@ -26,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval.gold import load_questions  # noqa: E402
-from indexer.e5 import ensure_model  # noqa: E402
+from indexer.models.e5 import ensure_model  # noqa: E402
 from indexer.passages import load_passages  # noqa: E402
 from service.runtime.settings import load_settings  # noqa: E402
 
@@ -105,7 +105,7 @@ def main() -> None:
 
         build_s = None
         if args.build_time:
-            from indexer.e5 import build_model
+            from indexer.models.e5 import build_model
 
             t = time.perf_counter()
             out = build_model(Path(tmp) / "fresh")

@@ -133,8 +133,8 @@ def main() -> int:
     from eval.new_games import materialize
     from eval.training_set import ROOT, load
     from indexer.build import build_index
-    from indexer.e5.embedders import float32_twin
-    from indexer.e5.folder import build_float32_folder, ensure_model
+    from indexer.models.e5.embedders import float32_twin
+    from indexer.models.e5.folder import build_float32_folder, ensure_model
     from service.runtime.answerers import build_answerer
     from service.runtime.settings import load_settings
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from eval.gold import load_questions  # noqa: E402
 from eval.new_games import materialize  # noqa: E402
 from eval.run import run_eval  # noqa: E402
-from indexer.e5.lora import LoraRecipe  # noqa: E402
+from indexer.models.e5.lora import LoraRecipe  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS = ("hit@1", "mrr@10")
@@ -64,9 +64,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--keep", type=Path, help="keep each run's deltas in this folder")
     args = parser.parse_args()
-    from indexer.e5.finetune import load_folder_embedder
-    from indexer.e5.folder import ensure_model
-    from indexer.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+    from indexer.models.e5.finetune import load_folder_embedder
+    from indexer.models.e5.folder import ensure_model
+    from indexer.models.e5.rules_model import RULES_MODEL_NAME, build_rules_model
     from rulesqa.train import train
     from service.runtime.settings import load_settings
 

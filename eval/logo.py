@@ -20,7 +20,7 @@ from eval import metrics as m
 from eval.gold import GoldQuestion
 from eval.run import ask_all
 from indexer.build import build_index
-from indexer.e5.finetune import MIN_PAIRS, adapt_model, load_folder_embedder, training_pairs
+from indexer.models.e5.finetune import MIN_PAIRS, adapt_model, load_folder_embedder, training_pairs
 from indexer.passages import load_passages
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from indexer.passages import load_passages
 from indexer.store import CorpusInfo, EmbeddingInfo, Manifest, corpus_hash, embedding_text, lexical_text
 
 if TYPE_CHECKING:
-    from indexer.e5 import Embedder
+    from indexer.models.e5 import Embedder
 
 # Up to this many passages the dense index is exact (IndexFlatIP; the service multiplies the vectors
 # itself). Above, an inverted file over 8-bit scalar-quantised vectors (IVF-SQ8): a quarter of the memory
@@ -146,7 +146,7 @@ def model_source(embedder) -> Path | None:
     """The model folder an index built with `embedder` holds (store.py, model/): the folder of ours the
     embedder runs (the e5 folder, base or adapted, through onnxruntime). None for a model that is only
     named: a sentence-transformers name or path (RULESQA_MODEL), or a test's fake."""
-    from indexer.e5.folder import MANIFEST, ONNX_FILE
+    from indexer.models.e5.folder import MANIFEST, ONNX_FILE
 
     path = getattr(embedder, "path", None)
     if getattr(embedder, "backend", None) != "onnx" or path is None:

@@ -100,7 +100,7 @@ class ModelFiles:
         return target
 
     def load(self, threads: int, gpu: bool):
-        from indexer.e5.embedders import OnnxEmbedder, TorchEmbedder
+        from indexer.models.e5.embedders import OnnxEmbedder, TorchEmbedder
 
         path = self.materialise()
         if self.backend == "onnx":

@@ -1,7 +1,7 @@
 """Which model embeds a corpus, and which model answers over an index.
 
 Indexing embeds with the base e5 folder, or, with `adapt` (`rulesqa index --adapt`, RULESQA_ADAPT), with
-the base model adapted to the corpus being indexed (indexer/e5/finetune.py). Either way the index holds the
+the base model adapted to the corpus being indexed (indexer/models/e5/finetune.py). Either way the index holds the
 model it was built with (store.py, model/), and answering loads that one: `index_embedder` needs nothing
 outside the index folder.
 
@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 from indexer import store
-from indexer.e5 import MODEL_NAME, ensure_model, load_embedder
-from indexer.e5.finetune import (
+from indexer.models.e5 import MODEL_NAME, ensure_model, load_embedder
+from indexer.models.e5.finetune import (
     ADAPTED_SUFFIX,
     MIN_PAIRS,
     adapt_model,
@@ -33,7 +33,7 @@ from indexer.e5.finetune import (
     pairs_digest,
     training_pairs,
 )
-from indexer.e5.folder import MANIFEST, ONNX_FILE, read_manifest
+from indexer.models.e5.folder import MANIFEST, ONNX_FILE, read_manifest
 from indexer.errors import IndexMismatchError
 from indexer.locks import exclusive_if_unused, models_locked, remove_leftovers
 from indexer.passages import load_passages

@@ -61,7 +61,7 @@ import numpy as np
 from indexer.analysis import ANALYZER_VERSION, folded_words
 from indexer.atomic import folder_replaced
 from indexer.corpus import SOURCE_KEYS, Game
-from indexer.e5.folder import MANIFEST as MODEL_MANIFEST
+from indexer.models.e5.folder import MANIFEST as MODEL_MANIFEST
 from indexer.errors import IndexMismatchError
 from indexer.locks import index_locked, remove_leftovers
 from indexer.passage_file import PassageFile

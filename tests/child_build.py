@@ -36,8 +36,8 @@ def pause_at(point: str) -> None:
 def install_fakes() -> None:
     import indexer.model_for_index as adaptation
     import indexer.atomic as atomic
-    import indexer.e5.finetune as adapt
-    import indexer.e5.folder as folder
+    import indexer.models.e5.finetune as adapt
+    import indexer.models.e5.folder as folder
     import indexer.store as store
 
     def write_lean_folder(tmp, source):

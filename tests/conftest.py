@@ -60,7 +60,7 @@ def settings():
 
 @pytest.fixture(scope="session")
 def e5_model_dir(settings):
-    from indexer.e5 import ensure_model
+    from indexer.models.e5 import ensure_model
 
     return ensure_model(settings.model_dir)
 

@@ -29,7 +29,7 @@ from service.engine.routing.router import RoutingPolicy
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "data" / "calibration.json"
 # A model adapted to a corpus is named after its base and a digest of that corpus
-# (indexer/e5/finetune.py); its calibration is that of its family, whatever the corpus.
+# (indexer/models/e5/finetune.py); its calibration is that of its family, whatever the corpus.
 _DIGEST_SUFFIX = re.compile(r"-[0-9a-f]{12}$")
 log = logging.getLogger("rulesqa")
 

@@ -10,7 +10,7 @@ from typing import Annotated
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from indexer.e5 import MODEL_NAME, default_threads
+from indexer.models.e5 import MODEL_NAME, default_threads
 from indexer.errors import RulesqaError
 
 class ConfigError(RulesqaError):
@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     build_index_if_missing: bool = True
     # Off by default: on the test split the adapted model did not beat the base one significantly (paired
     # test, `rulesqa eval --compare-adapt`, docs/EVAL.md); `rulesqa index --adapt` turns it on for one build.
-    adapt: bool = Field(False, description="Adapter e5 au corpus à l'indexation (indexer/e5/finetune.py).")
+    adapt: bool = Field(False, description="Adapter e5 au corpus à l'indexation (indexer/models/e5/finetune.py).")
     # The questions log (service/questions_log/): no IP address, user agent or cookie is ever stored.
     log_questions: bool = Field(True, description="Enregistrer les questions et les avis.")
     retention_days: int = Field(90, ge=1, le=3650, description="Jours de conservation du journal.")
@@ -81,7 +81,7 @@ class Settings(BaseSettings):
 
     def embedder(self, backend: str = "auto"):
         """The configured embedding model as it is (built on first use for the default e5-small)."""
-        from indexer.e5 import load_embedder
+        from indexer.models.e5 import load_embedder
 
         return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.e5 import MODEL_NAME
+from indexer.models.e5 import MODEL_NAME
 from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from tests.fakes import CORPUS, REPO, FakeFolderEmbedder
 

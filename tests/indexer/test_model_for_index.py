@@ -1,5 +1,5 @@
 """Which model indexes a corpus and which answers over an index, with the training and the model stubbed
-(model folders of a manifest and a dummy graph): the real fine-tune is tested in tests/indexer/e5/test_adapt.py."""
+(model folders of a manifest and a dummy graph): the real fine-tune is tested in tests/indexer/models/e5/test_adapt.py."""
 
 import shutil
 

@@ -63,7 +63,7 @@ class Scored(Protocol):
 
 @runtime_checkable
 class Retriever(Protocol):
-    embedder: object  # encodes questions (indexer/e5)
+    embedder: object  # encodes questions (indexer/models/e5)
     fusion: FusionConfig
     games: list[Game]
     game_ids: list[str]

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from indexer.corpus import Game
-from indexer.e5 import finetune as adapt
-from indexer.e5.finetune import (MIN_PAIRS, RECIPE, Pair, Recipe, adapt_model, adapted_dir, adapted_fingerprint,
+from indexer.models.e5 import finetune as adapt
+from indexer.models.e5.finetune import (MIN_PAIRS, RECIPE, Pair, Recipe, adapt_model, adapted_dir, adapted_fingerprint,
                               training_pairs)
 from indexer.errors import ModelError
 from indexer.passages import Passage, load_passages
@@ -209,7 +209,7 @@ def test_import_stays_cheap():
     import subprocess
     import sys
 
-    code = ("import sys, indexer.e5.finetune, eval.logo; print([m for m in ('torch', 'datasets', "
+    code = ("import sys, indexer.models.e5.finetune, eval.logo; print([m for m in ('torch', 'datasets', "
             "'sentence_transformers', 'transformers') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], cwd=CORPUS.parent, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -239,7 +239,7 @@ TEXTS = ["Karuba · Comment on gagne\nAux points\nAdditionne tes trésors de tem
 
 @pytest.mark.model
 def test_adapted_folder_loads_with_onnx_and_moves_the_vectors(adapted_small, real_embedder):
-    from indexer.e5 import OnnxEmbedder
+    from indexer.models.e5 import OnnxEmbedder
 
     emb = adapt.load_folder_embedder(adapted_small, threads=2)
     assert isinstance(emb, OnnxEmbedder) and emb.dim == 384

@@ -38,8 +38,8 @@ import numpy as np
 
 from indexer.atomic import folder_replaced, scratch_dir
 from indexer.corpus import Game
-from indexer.e5.embedders import default_threads
-from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, build_float32_folder, read_manifest, write_manifest
+from indexer.models.e5.embedders import default_threads
+from indexer.models.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, build_float32_folder, read_manifest, write_manifest
 from indexer.errors import ModelError
 from indexer.passages import Passage
 from indexer.store import embedding_text
@@ -207,7 +207,7 @@ def pair_tokens(base_dir: Path, recipe: Recipe = RECIPE):
     base folder's tokenizer; estimated at 3 characters a token when the folder has none (tests' fakes)."""
     limit = recipe.max_seq_length
     try:
-        from indexer.e5.unigram import UnigramTokenizer
+        from indexer.models.e5.unigram import UnigramTokenizer
 
         tokenizer = UnigramTokenizer.load(base_dir)
 
@@ -251,7 +251,7 @@ def is_complete(folder: Path, fingerprint: str) -> bool:
 def load_folder_embedder(folder: Path, threads: int, model_id: str | None = None):
     """The ONNX embedder over a model folder of ours (base or adapted), under `model_id` (by default the id
     its manifest gives)."""
-    from indexer.e5.embedders import OnnxEmbedder
+    from indexer.models.e5.embedders import OnnxEmbedder
 
     manifest = read_manifest(folder) or {}
     return OnnxEmbedder(Path(folder), model_id or str(manifest.get("model_id", MODEL_NAME)), threads=threads)
@@ -321,8 +321,8 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
 
 def _write_lean(base_dir: Path, state: dict, folder: Path) -> None:
     """The adapted folder: the base's configs and tokenizer, and the graph with the trained layers."""
-    from indexer.e5.graph import build_graph, from_e5_file, low_rank_updates, with_trained_layers
-    from indexer.e5.weights import read_e5_file
+    from indexer.models.e5.graph import build_graph, from_e5_file, low_rank_updates, with_trained_layers
+    from indexer.models.e5.weights import read_e5_file
 
     base = from_e5_file(read_e5_file())
     if not np.array_equal(state["embeddings.word_embeddings.weight"], base.word.dequantize()):
@@ -337,7 +337,7 @@ def _write_lean(base_dir: Path, state: dict, folder: Path) -> None:
     else:
         build_graph(weights, folder / ONNX_FILE, float_layers=TRAINED_LAYERS)
     (folder / "README.md").write_text(
-        "# multilingual-e5-small, adapted to a rulesqa corpus\n\nFine-tuned by `indexer/e5/finetune.py`; "
+        "# multilingual-e5-small, adapted to a rulesqa corpus\n\nFine-tuned by `indexer/models/e5/finetune.py`; "
         f"{MANIFEST} holds the recipe and the pairs' counts.\n", encoding="utf-8")
 
 

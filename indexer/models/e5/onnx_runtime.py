@@ -19,7 +19,7 @@ class OnnxEncoder:
     def __init__(self, model_dir: Path, onnx_file: str, max_length: int, threads: int,
                  providers: list[str] | None = None):
         import onnxruntime as ort
-        from indexer.e5.unigram import UnigramTokenizer
+        from indexer.models.e5.unigram import UnigramTokenizer
 
         self.tokenizer = UnigramTokenizer.load(model_dir)
         self.max_length = max_length

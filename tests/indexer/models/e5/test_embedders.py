@@ -18,7 +18,7 @@ from tests.fakes import REPO
 
 def test_import_is_cheap():
     # The CLI and the web app import the indexer at start-up; torch costs seconds there.
-    code = ("import sys, indexer.e5, indexer.build, service.engine.answerer, service.runtime.settings, rulesqa.cli; "
+    code = ("import sys, indexer.models.e5, indexer.build, service.engine.answerer, service.runtime.settings, rulesqa.cli; "
             "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnxruntime') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
@@ -26,7 +26,7 @@ def test_import_is_cheap():
 
 
 def test_protocol_is_satisfiable_by_a_tiny_class():
-    from indexer.e5 import Embedder
+    from indexer.models.e5 import Embedder
 
     class Tiny:
         model_id = "tiny"
@@ -59,21 +59,21 @@ def test_threads_default_to_two_cores_and_honour_env(monkeypatch):
 
 
 def test_unknown_backend_is_a_model_error(tmp_path):
-    from indexer.e5 import load_embedder
+    from indexer.models.e5 import load_embedder
 
     with pytest.raises(ModelError, match="backend"):
         load_embedder(str(tmp_path), model_dir=tmp_path, backend="tensorflow")
 
 
 def test_onnx_backend_needs_an_export(tmp_path):
-    from indexer.e5 import load_embedder
+    from indexer.models.e5 import load_embedder
 
     with pytest.raises(ModelError, match="ONNX"):
         load_embedder(str(tmp_path), model_dir=tmp_path, backend="onnx")
 
 
 def test_unloadable_model_is_a_model_error(tmp_path, monkeypatch):
-    from indexer.e5 import load_embedder
+    from indexer.models.e5 import load_embedder
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ModelError, match="introuvable"):
@@ -81,7 +81,7 @@ def test_unloadable_model_is_a_model_error(tmp_path, monkeypatch):
 
 
 def test_truncation_keeps_head_and_closing_token():
-    from indexer.e5.onnx_runtime import OnnxEncoder
+    from indexer.models.e5.onnx_runtime import OnnxEncoder
 
     enc = OnnxEncoder.__new__(OnnxEncoder)  # only the truncation rule, no session
     enc.max_length, enc._eos_id = 5, 2
@@ -92,7 +92,7 @@ def test_truncation_keeps_head_and_closing_token():
 def test_precompiled_charsmap_round_trips_through_tokenizers():
     from tokenizers.normalizers import Precompiled
 
-    from indexer.e5.tokenizer import build_precompiled_charsmap
+    from indexer.models.e5.tokenizer import build_precompiled_charsmap
 
     mapping = {0xA0: " ", 0xFB01: "fi", 0x01: "", 0x2163: "IV", 0x1F468: "x", 0xFF21: "A"}
     norm = Precompiled(build_precompiled_charsmap(mapping))
@@ -102,8 +102,8 @@ def test_precompiled_charsmap_round_trips_through_tokenizers():
 
 @pytest.mark.model
 def test_default_embedder_contract(e5_model_dir, real_embedder):
-    from indexer.e5 import Embedder
-    from indexer.e5.folder import read_manifest
+    from indexer.models.e5 import Embedder
+    from indexer.models.e5.folder import read_manifest
 
     emb = real_embedder
     assert isinstance(emb, Embedder)
@@ -123,9 +123,9 @@ def test_default_embedder_contract(e5_model_dir, real_embedder):
 def test_fingerprint_tracks_files(e5_model_dir, tmp_path):
     import shutil
 
-    from indexer.e5 import load_embedder
-    from indexer.e5.embedders import float32_twin
-    from indexer.e5.folder import MANIFEST, build_float32_folder
+    from indexer.models.e5 import load_embedder
+    from indexer.models.e5.embedders import float32_twin
+    from indexer.models.e5.folder import MANIFEST, build_float32_folder
 
     # A folder without our manifest (any ST model on disk) is fingerprinted from its files.
     twin = build_float32_folder(e5_model_dir, float32_twin(e5_model_dir))

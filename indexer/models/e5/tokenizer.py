@@ -31,7 +31,7 @@ from collections import deque
 
 import numpy as np
 
-from indexer.e5.weights import Vocab
+from indexer.models.e5.weights import Vocab
 from indexer.errors import ModelError
 
 META = "\u2581"

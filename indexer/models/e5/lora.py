@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.e5.embedders import default_threads
-from indexer.e5.graph import LINEARS
+from indexer.models.e5.embedders import default_threads
+from indexer.models.e5.graph import LINEARS
 
 # transformers' module names of the trained linear layers (peft matches them by name suffix).
 TARGETS = ("query", "key", "value", "dense")

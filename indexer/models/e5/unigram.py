@@ -18,7 +18,7 @@ No piece holds "▁" anywhere but first (checked at load), so every "▁" starts
 best path of a text is the best paths of its words ("▁" + what follows up to the next one) put end to end:
 the Viterbi runs per word, and a word's pieces are kept (WORD_CACHE words, least recently used dropped), as
 `tokenizers` keeps its words' BPE merges. The scores are float32 values added in float64, exactly, so
-splitting changes no sum and no tie: the ids are the whole-text Viterbi's (tests/indexer/e5/test_unigram.py).
+splitting changes no sum and no tie: the ids are the whole-text Viterbi's (tests/indexer/models/e5/test_unigram.py).
 """
 
 from __future__ import annotations

