@@ -62,10 +62,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bullets", type=int, default=1500)
     args = parser.parse_args()
-    from indexer.models.e5 import ensure_model
+    from indexer.models.e5 import MODEL_NAME, ensure_model
     from service.runtime.settings import load_settings
 
-    base = ensure_model(load_settings().model_dir)
+    base = ensure_model(load_settings().models_dir / MODEL_NAME)
     load = os.getloadavg()
     rows = []
     with tempfile.TemporaryDirectory(prefix="rulesqa-bench-adapt-") as tmp:

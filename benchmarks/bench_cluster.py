@@ -319,7 +319,7 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
     import random
 
     from indexer import store
-    from indexer.models.e5 import load_embedder
+    from indexer.models import load_embedder
     from indexer.shelf import read_shelf
     from service.cluster.deploy import deploy, undeploy
     from service.runtime.settings import load_settings
@@ -355,7 +355,7 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
         t = time.perf_counter()
         # The shards hold random vectors recorded under e5's name and no model folder to answer with: the front
         # encodes the questions with the real base model, as `rulesqa serve` would load it.
-        make_embedder = functools.partial(load_embedder, None, model_dir=Path(settings.model_dir).resolve(),
+        make_embedder = functools.partial(load_embedder, "e5-small", models_dir=Path(settings.models_dir).resolve(),
                                           threads=settings.threads)
         deployed = deploy(settings, name="shelf4", port=free_port(), timeout_s=900, make_embedder=make_embedder)
         rows.append(("deploy (4 shard replicas + 1 front) until running", f"{time.perf_counter() - t:.0f} s"))

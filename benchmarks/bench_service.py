@@ -146,7 +146,7 @@ def answers(base: str, bodies: list[dict]) -> list[dict]:
 
 def first_start(env: dict, serve_args: list[str], work: Path) -> dict:
     """A first start on empty folders: the server's child builds the model and the index."""
-    fresh = {**env, "RULESQA_INDEX_DIR": str(work / "index"), "RULESQA_MODEL_DIR": str(work / "models" / "e5"),
+    fresh = {**env, "RULESQA_INDEX_DIR": str(work / "index"), "RULESQA_MODELS_DIR": str(work / "models"),
              "RULESQA_CACHE_DIR": str(work / "cache")}
     server, _, seconds, _ = start_server(fresh, serve_args)
     try:

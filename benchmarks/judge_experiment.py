@@ -133,8 +133,7 @@ def main() -> int:
     from eval.new_games import materialize
     from eval.training_set import ROOT, load
     from indexer.build import build_index
-    from indexer.models.e5.embedders import float32_twin
-    from indexer.models.e5.folder import build_float32_folder, ensure_model
+    from indexer.models import get_family
     from service.runtime.answerers import build_answerer
     from service.runtime.settings import load_settings
 
@@ -157,7 +156,7 @@ def main() -> int:
         random.Random(0).shuffle(asked)
         started = time.perf_counter()
         lists = candidate_lists(train_answerer, asked[: args.questions], args.k)
-        judge = Judge(build_float32_folder(ensure_model(conf.model_dir), float32_twin(ensure_model(conf.model_dir))))
+        judge = Judge(get_family("e5-small").reference(conf.models_dir))
         loss = train(judge, lists, args.epochs, args.lr, seed=0)
         print(f"trained on {sum(1 for x in lists if any(x[2]) and not all(x[2]))} lists of {args.k} in "
               f"{time.perf_counter() - started:.0f} s, last loss {loss:.3f}", flush=True)

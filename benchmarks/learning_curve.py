@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from eval.gold import load_questions  # noqa: E402
 from eval.new_games import materialize  # noqa: E402
 from eval.run import run_eval  # noqa: E402
-from indexer.models.e5.lora import LoraRecipe  # noqa: E402
+from indexer.models.lora import LoraRecipe  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS = ("hit@1", "mrr@10")
@@ -64,9 +64,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--keep", type=Path, help="keep each run's deltas in this folder")
     args = parser.parse_args()
-    from indexer.models.e5.finetune import load_folder_embedder
-    from indexer.models.e5.folder import ensure_model
-    from indexer.models.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+    from indexer.models.embedders import load_folder_embedder
+    from indexer.models.e5.folder import MODEL_NAME, ensure_model
+    from indexer.models.rules_fr import RULES_MODEL_NAME, build_rules_model
     from rulesqa.train import train
     from service.runtime.settings import load_settings
 
@@ -76,7 +76,7 @@ def main() -> int:
         recipe = replace(recipe, **{name: type(getattr(recipe, name))(value if value not in ("False", "True")
                                                                          else value == "True")})
     conf = load_settings()
-    base_dir = ensure_model(conf.model_dir)
+    base_dir = ensure_model(conf.models_dir / MODEL_NAME)
     work = Path(tempfile.mkdtemp(prefix="curve-"))
     dev = load_questions("dev")
     corpus, questions = materialize(work / "new-games")

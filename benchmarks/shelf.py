@@ -164,6 +164,7 @@ class HashingEmbedder:
 
     model_id = "bench-hashing"
     dim = 384
+    passage_form = "{title}\n{text}"  # e5's (indexer/models/description.py)
 
     def fingerprint(self) -> str:
         return "bench-hashing-384"

@@ -24,7 +24,7 @@ K = 10
 SYSTEMS = ("base", "adapted")
 
 
-def compare_adaptation(corpus_dir: Path, base_dir: Path, questions: list[GoldQuestion], workdir: Path,
+def compare_adaptation(corpus_dir: Path, models_dir: Path, questions: list[GoldQuestion], workdir: Path,
                        threads: int, progress: bool = False) -> dict:
     """Index `corpus_dir` with the base and the adapted model under `workdir`, ask `questions` in MODES,
     and test the difference: metrics per system and mode, the paired tests, and the decision."""
@@ -36,7 +36,7 @@ def compare_adaptation(corpus_dir: Path, base_dir: Path, questions: list[GoldQue
     records: dict[str, dict[str, list[dict]]] = {}
     models = {}
     for name in SYSTEMS:
-        embedder = corpus_embedder(corpus_dir, base_dir, threads=threads, adapt=name == "adapted", progress=progress)
+        embedder = corpus_embedder(corpus_dir, models_dir, threads=threads, adapt=name == "adapted", progress=progress)
         index = Path(workdir) / name
         build_index(corpus_dir, index, embedder, progress=False)
         # The calibration measured for this model's family (a fresh index has none of its own).

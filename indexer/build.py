@@ -21,7 +21,7 @@ from indexer.passages import load_passages
 from indexer.store import CorpusInfo, EmbeddingInfo, Manifest, corpus_hash, embedding_text, lexical_text
 
 if TYPE_CHECKING:
-    from indexer.models.e5 import Embedder
+    from indexer.models import Embedder
 
 # Up to this many passages the dense index is exact (IndexFlatIP; the service multiplies the vectors
 # itself). Above, an inverted file over 8-bit scalar-quantised vectors (IVF-SQ8): a quarter of the memory
@@ -124,12 +124,13 @@ def _ignore(_: int) -> None:
 
 
 def truncated_passages(embedder: Embedder, texts: list[str], ids: list[str]) -> list[str]:
-    """Ids of passages longer than the model reads (512 tokens for e5): their vectors only see the
-    beginning, while the lexical index still has all of the text. Split such paragraphs in the corpus."""
+    """Ids of passages longer than the model reads (512 tokens for e5, its `max_tokens`): their vectors only see
+    the beginning, while the lexical index still has all of the text. Split such paragraphs in the corpus."""
     count = getattr(embedder, "token_count", None)
     if count is None:
         return []
-    return [pid for pid, text in zip(ids, texts) if count(text) > MODEL_MAX_TOKENS]
+    limit = getattr(embedder, "max_tokens", MODEL_MAX_TOKENS)
+    return [pid for pid, text in zip(ids, texts) if count(text) > limit]
 
 
 def make_manifest(embedding: EmbeddingInfo, games, passages, dense_kind: str) -> Manifest:
@@ -144,9 +145,9 @@ def make_manifest(embedding: EmbeddingInfo, games, passages, dense_kind: str) ->
 
 def model_source(embedder) -> Path | None:
     """The model folder an index built with `embedder` holds (store.py, model/): the folder of ours the
-    embedder runs (the e5 folder, base or adapted, through onnxruntime). None for a model that is only
+    embedder runs (a family's folder, or an adapted e5, through onnxruntime). None for a model that is only
     named: a sentence-transformers name or path (RULESQA_MODEL), or a test's fake."""
-    from indexer.models.e5.folder import MANIFEST, ONNX_FILE
+    from indexer.models.description import MANIFEST, ONNX_FILE
 
     path = getattr(embedder, "path", None)
     if getattr(embedder, "backend", None) != "onnx" or path is None:
@@ -197,10 +198,12 @@ def prepare_index(corpus: Path, previous: list[Path], embedder: Embedder, progre
     by_id = {g.id: g for g in games}
     embedding = EmbeddingInfo.of(embedder)
     reuse = {pid: v for folder in previous for pid, v in store.load_vectors_for_reuse(folder, embedding).items()}
-    texts, ids = [embedding_text(p, by_id[p.game]) for p in passages], [p.id for p in passages]
+    form = embedder.passage_form
+    texts, ids = [embedding_text(p, by_id[p.game], form) for p in passages], [p.id for p in passages]
     truncated = truncated_passages(embedder, texts, ids)
     if truncated:
-        print(f"attention : {len(truncated)} passage(s) de plus de {MODEL_MAX_TOKENS} jetons, tronqué(s) "
+        limit = getattr(embedder, "max_tokens", MODEL_MAX_TOKENS)
+        print(f"attention : {len(truncated)} passage(s) de plus de {limit} jetons, tronqué(s) "
               f"pour l'embedding : {', '.join(truncated)}", file=sys.stderr)
     vectors, encoded = embed_passages(embedder, texts, ids, reuse, progress, encode)
     dense, kind = dense_index(vectors) if dense else (None, dense_kind(len(vectors)))

@@ -100,13 +100,13 @@ class ModelFiles:
         return target
 
     def load(self, threads: int, gpu: bool):
-        from indexer.models.e5.embedders import OnnxEmbedder, TorchEmbedder
+        from indexer.models.embedders import OnnxEmbedder, TorchEmbedder
 
         path = self.materialise()
         if self.backend == "onnx":
-            embedder = OnnxEmbedder(path, self.model_id, threads, providers=_providers(gpu))
+            embedder = OnnxEmbedder(path, threads, model_id=self.model_id, providers=_providers(gpu))
         else:
-            embedder = TorchEmbedder(str(path), self.model_id, path, threads)
+            embedder = TorchEmbedder(str(path), threads, model_id=self.model_id, path=path)
         if embedder.fingerprint() != self.fingerprint:
             raise ClusterError(f"le modèle chargé sur le nœud diffère ({embedder.fingerprint()[:12]} au lieu de "
                                f"{self.fingerprint[:12]})")

@@ -1,12 +1,12 @@
 """Which model embeds a corpus, and which model answers over an index.
 
-Indexing embeds with the base e5 folder, or, with `adapt` (`rulesqa index --adapt`, RULESQA_ADAPT), with
-the base model adapted to the corpus being indexed (indexer/models/e5/finetune.py). Either way the index holds the
-model it was built with (store.py, model/), and answering loads that one: `index_embedder` needs nothing
-outside the index folder.
+Indexing embeds with a family's folder (indexer/models/registry.py), or, with `adapt` (`rulesqa index --adapt`,
+RULESQA_ADAPT), with the base e5-small adapted to the corpus being indexed (indexer/models/e5/finetune.py).
+Either way the index holds the model it was built with (store.py, model/), and answering loads that one:
+`index_embedder` needs nothing outside the index folder.
 
-The folders under the models root (RULESQA_MODEL_DIR's parent, var/models by default) are only a build
-cache: the base folder, and the adapted folders, each reused while the corpus's training pairs are the
+The folders under the models root (RULESQA_MODELS_DIR, var/models by default) are only a build
+cache: the families' folders, and the adapted folders, each reused while the corpus's training pairs are the
 same. An index's model/ hard-links their files, so an adapted folder whose graph has a single link is used
 by no index on this file system; the next build removes it (unless a running process has it loaded),
 together with the scratch folders of killed builds, under the cache's lock (indexer/locks.py). Removing a
@@ -21,7 +21,12 @@ import sys
 from pathlib import Path
 
 from indexer import store
-from indexer.models.e5 import MODEL_NAME, ensure_model, load_embedder
+from indexer.errors import IndexMismatchError, ModelError
+from indexer.locks import exclusive_if_unused, models_locked, remove_leftovers
+from indexer.models import load_embedder
+from indexer.models.embedders import load_folder_embedder
+from indexer.models.description import MANIFEST, ONNX_FILE, read_manifest
+from indexer.models.e5 import MODEL_NAME, ensure_model
 from indexer.models.e5.finetune import (
     ADAPTED_SUFFIX,
     MIN_PAIRS,
@@ -29,13 +34,9 @@ from indexer.models.e5.finetune import (
     adapted_dir,
     adapted_fingerprint,
     base_fingerprint,
-    load_folder_embedder,
     pairs_digest,
     training_pairs,
 )
-from indexer.models.e5.folder import MANIFEST, ONNX_FILE, read_manifest
-from indexer.errors import IndexMismatchError
-from indexer.locks import exclusive_if_unused, models_locked, remove_leftovers
 from indexer.passages import load_passages
 
 
@@ -43,18 +44,18 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bool = False, progress: bool = False,
-                    corpus: tuple | None = None, index_dir: Path | None = None):
-    """The embedder to index `corpus_dir` with: the base model, or with `adapt` the base model adapted to
-    the corpus (trained once, then reused from the cache, or from `index_dir`'s model/ when the index being
+def corpus_embedder(corpus_dir: Path, models_dir: Path, *, threads: int, family: str = "e5-small",
+                    adapt: bool = False, progress: bool = False, corpus: tuple | None = None,
+                    index_dir: Path | None = None):
+    """The embedder to index `corpus_dir` with: the `family`'s model, or with `adapt` the base e5-small adapted
+    to the corpus (trained once, then reused from the cache, or from `index_dir`'s model/ when the index being
     rebuilt already holds it). The base model too when the corpus yields too few training pairs (said on
     stderr). Runs under the model cache's lock, after removing what killed builds left there and the
     cached adapted models that nothing uses. `corpus`: `load_passages(corpus_dir)` when already read."""
-    base_dir = Path(base_dir)
-    root = base_dir.parent
+    root = Path(models_dir)
     with models_locked(root):
         remove_leftovers(root)
-        base_dir = ensure_model(base_dir)
+        base_dir = ensure_model(root / MODEL_NAME) if adapt else root / MODEL_NAME
         pairs = None
         if adapt:
             docs, passages = corpus if corpus is not None else load_passages(corpus_dir)
@@ -62,11 +63,11 @@ def corpus_embedder(corpus_dir: Path, base_dir: Path, *, threads: int, adapt: bo
         wanted = adapted_dir(root, base_fingerprint(base_dir), pairs_digest(pairs)) if pairs else None
         remove_unused_adaptations(root, keep=wanted)  # never the one about to be used
         if not adapt:
-            return load_embedder(None, model_dir=base_dir, threads=threads)
+            return load_embedder(family, models_dir=root, threads=threads, progress=progress)
         if len(pairs) < MIN_PAIRS:
             _say(f"attention : le corpus ne donne que {len(pairs)} paires d'entraînement (il en faut {MIN_PAIRS}) ; "
                  "index construit avec le modèle de base, non adapté")
-            return load_embedder(None, model_dir=base_dir, threads=threads)
+            return load_embedder("e5-small", models_dir=root, threads=threads)
         own = (_own_model(index_dir, adapted_fingerprint(base_fingerprint(base_dir), pairs))
                if index_dir is not None else None)
         if own is not None:
@@ -95,7 +96,10 @@ def index_embedder(index_dir: Path, *, threads: int):
         raise IndexMismatchError(
             f"l'index {index_dir} a été construit avec le modèle {manifest.embedding.model_id!r}, qu'il ne contient "
             f"pas : donnez ce modèle (RULESQA_MODEL ou --model), ou {store.REBUILD_HINT}")
-    return load_folder_embedder(folder, threads, model_id=manifest.embedding.model_id)
+    try:
+        return load_folder_embedder(folder, threads, model_id=manifest.embedding.model_id)
+    except ModelError as exc:  # a model folder of an older build: the index is rebuilt with today's
+        raise IndexMismatchError(f"modèle de l'index inutilisable ({exc}) : {store.REBUILD_HINT}") from None
 
 
 def cached_adaptations(models_root: Path) -> list[Path]:

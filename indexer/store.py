@@ -61,7 +61,8 @@ import numpy as np
 from indexer.analysis import ANALYZER_VERSION, folded_words
 from indexer.atomic import folder_replaced
 from indexer.corpus import SOURCE_KEYS, Game
-from indexer.models.e5.folder import MANIFEST as MODEL_MANIFEST
+from indexer.models.description import E5_FORM, passage_text
+from indexer.models.description import MANIFEST as MODEL_MANIFEST
 from indexer.errors import IndexMismatchError
 from indexer.locks import index_locked, remove_leftovers
 from indexer.passage_file import PassageFile
@@ -76,14 +77,15 @@ MODEL_DIR = "model"
 # Model files at least this large are hard-linked into the index when they can be; smaller ones are copied.
 LINK_MIN_BYTES = 1 << 20
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
-# Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused.
+# Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused. (A model's own
+# passage form is part of its fingerprint: indexer/models/description.py.)
 PASSAGE_TEMPLATE = 1
 
 
-def embedding_text(passage: Passage, game: Game) -> str:
-    # The game and section give the model context a bare bullet lacks ("Aux points" alone says little).
-    header = " · ".join(x for x in (game.title, passage.section) if x)
-    return f"{header}\n{passage.text}"
+def embedding_text(passage: Passage, game: Game, form: str = E5_FORM) -> str:
+    """The passage as the model encodes it, in the model's passage form (`Embedder.passage_form`): its title is
+    the game and the section, the context a bare bullet lacks ("Aux points" alone says little)."""
+    return passage_text(form, " · ".join(x for x in (game.title, passage.section) if x), passage.text)
 
 
 def lexical_text(passage: Passage, game: Game) -> str:

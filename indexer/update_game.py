@@ -86,7 +86,7 @@ def _update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None, r
         if doc.game.id != game_id:
             raise CorpusError(Path(doc.game.path or corpus), 1, f"le fichier déclare « {doc.game.id} »")
         new = passages_of(doc)
-        texts = [embedding_text(p, doc.game) for p in new]
+        texts = [embedding_text(p, doc.game, embedder.passage_form) for p in new]
         new_vectors, encoded = embed_passages(embedder, texts, [p.id for p in new], reuse, progress=False,
                                                encode=encode)
         games.append(doc.game)

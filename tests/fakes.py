@@ -15,6 +15,7 @@ CORPUS = REPO / "corpus"
 class FakeEmbedder:
     model_id = "fake-hashing"
     dim = 64
+    passage_form = "{title}\n{text}"  # e5's (indexer/models/description.py)
 
     def __init__(self, salt: str = ""):
         self.salt = salt

@@ -10,8 +10,8 @@ from typing import Annotated
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from indexer.models.e5 import MODEL_NAME, default_threads
-from indexer.errors import RulesqaError
+from indexer.errors import IndexMismatchError, ModelError, RulesqaError
+from indexer.models import default_threads
 
 class ConfigError(RulesqaError):
     """A setting (environment variable or option) has an invalid value."""
@@ -19,6 +19,8 @@ class ConfigError(RulesqaError):
 
 REPO = Path(__file__).resolve().parents[2]
 PREFIX = "RULESQA_"
+# What an index is built with when the default family cannot be fetched or built, and what RULESQA_ADAPT adapts.
+FALLBACK_FAMILY = "e5-small"
 
 
 class Settings(BaseSettings):
@@ -27,11 +29,15 @@ class Settings(BaseSettings):
 
     index_dir: Path = Field(REPO / "var" / "index", description="Dossier de l'index.")
     corpus_dir: Path = Field(REPO / "corpus", description="Corpus, pour (re)construire l'index.")
-    model: str | None = Field(None, description="Modèle sentence-transformers ; défaut : e5-small local.")
+    # A family of the model room (e5-small, rules-fr, embeddinggemma: indexer/models/registry.py), or any
+    # sentence-transformers folder or name. Unset: the default family to build an index, the index's own model
+    # to answer.
+    model: str | None = Field(None, description="Modèle : e5-small, rules-fr, embeddinggemma ou un dossier "
+                                                "sentence-transformers ; défaut : celui de l'index.")
     # An optional cross-encoder folder on disk (service/engine/judge.py); off by default, never downloaded.
     reranker: Path | None = Field(None, description="Dossier d'un cross-encoder sentence-transformers (facultatif).")
     cache_dir: Path | None = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
-    model_dir: Path = Field(REPO / "var" / "models" / MODEL_NAME, description="Où le modèle e5-small est construit.")
+    models_dir: Path = Field(REPO / "var" / "models", description="Où les modèles sont construits (un cache).")
     threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")
     # The API is read-only, unauthenticated and uses no cookies, and the widget is meant to be embedded
     # on other sites: any origin by default. A site owner lists its own origins to restrict it.
@@ -44,7 +50,7 @@ class Settings(BaseSettings):
     build_index_if_missing: bool = True
     # Off by default: on the test split the adapted model did not beat the base one significantly (paired
     # test, `rulesqa eval --compare-adapt`, docs/EVAL.md); `rulesqa index --adapt` turns it on for one build.
-    adapt: bool = Field(False, description="Adapter e5 au corpus à l'indexation (indexer/models/e5/finetune.py).")
+    adapt: bool = Field(False, description="Adapter e5-small au corpus à l'indexation (indexer/models/e5/finetune.py).")
     # The questions log (service/questions_log/): no IP address, user agent or cookie is ever stored.
     log_questions: bool = Field(True, description="Enregistrer les questions et les avis.")
     retention_days: int = Field(90, ge=1, le=3650, description="Jours de conservation du journal.")
@@ -66,7 +72,7 @@ class Settings(BaseSettings):
             return [origin.strip() for origin in value.split(",") if origin.strip()]
         return value
 
-    @field_validator("index_dir", "corpus_dir", "model_dir", "cache_dir", "reranker", mode="after")
+    @field_validator("index_dir", "corpus_dir", "models_dir", "cache_dir", "reranker", mode="after")
     @classmethod
     def _expand_user(cls, value: Path | None) -> Path | None:
         return value.expanduser() if value is not None else None
@@ -79,35 +85,68 @@ class Settings(BaseSettings):
 
         return CrossEncoderReranker(self.reranker, threads=self.threads)
 
-    def embedder(self, backend: str = "auto"):
-        """The configured embedding model as it is (built on first use for the default e5-small)."""
-        from indexer.models.e5 import load_embedder
+    def embedder(self, backend: str = "auto", progress: bool = True):
+        """The configured embedding model as it is (its family's folder built on first use)."""
+        from indexer.models import load_embedder
 
-        return load_embedder(self.model, model_dir=self.model_dir, threads=self.threads, backend=backend)
+        return load_embedder(self.model, models_dir=self.models_dir, threads=self.threads, backend=backend,
+                             progress=progress)
 
     def corpus_embedder(self, progress: bool = False, corpus: tuple | None = None):
-        """The model to index the corpus with: e5-small, adapted to the corpus when `adapt` is on (an
-        adaptation the index at `index_dir` already holds is reused); a model named by RULESQA_MODEL is
-        used as it is. `corpus`: the corpus as `load_passages` read it, if read."""
-        if self.model:
-            return self.embedder()
+        """The model to index the corpus with: the configured family (unset: the default one), e5-small
+        adapted to the corpus when `adapt` is on (an adaptation the index at `index_dir` already holds is
+        reused). When the default family cannot be fetched or built and no model was asked for, e5-small,
+        said in one line. `corpus`: the corpus as `load_passages` read it, if read."""
         from indexer.model_for_index import corpus_embedder
+        from indexer.models import find_family
+        from indexer.models.registry import DEFAULT_NAMES
 
-        return corpus_embedder(self.corpus_dir, self.model_dir, threads=self.threads, adapt=self.adapt,
-                               progress=progress, corpus=corpus, index_dir=self.index_dir)
+        family = find_family(self.model)
+        if family is None:  # a sentence-transformers model, named: used as it is
+            if self.adapt:
+                raise ConfigError(f"RULESQA_ADAPT : l'adaptation au corpus ne vaut que pour {FALLBACK_FAMILY}")
+            return self.embedder(progress=progress)
+        if self.adapt and self.model not in DEFAULT_NAMES and family.name != FALLBACK_FAMILY:
+            raise ConfigError(f"RULESQA_ADAPT : l'adaptation au corpus ne vaut que pour {FALLBACK_FAMILY}, "
+                              f"pas pour {family.name}")
+
+        def build(name: str):
+            return corpus_embedder(self.corpus_dir, self.models_dir, threads=self.threads, family=name,
+                                   adapt=self.adapt, progress=progress, corpus=corpus, index_dir=self.index_dir)
+
+        try:
+            return build(FALLBACK_FAMILY if self.adapt else family.name)
+        except ModelError as exc:
+            if self.model not in DEFAULT_NAMES or family.name == FALLBACK_FAMILY:
+                raise
+            import sys
+
+            print(f"attention : {family.model_id} indisponible ({exc}) ; index construit avec {FALLBACK_FAMILY} "
+                  f"(RULESQA_MODEL={family.name} pour réessayer)", file=sys.stderr, flush=True)
+            return build(FALLBACK_FAMILY)
 
     def index_embedder(self):
-        """The model to answer with: the one inside the index at `index_dir` (or RULESQA_MODEL, when set)."""
-        if self.model:
-            return self.embedder()
+        """The model to answer with: the one inside the index at `index_dir`; IndexMismatchError when a family
+        was asked for (RULESQA_MODEL) and the index holds another one. A sentence-transformers model named by
+        RULESQA_MODEL is not inside the index: it is loaded as it is."""
         from indexer.model_for_index import index_embedder
+        from indexer.models import find_family
 
-        return index_embedder(self.index_dir, threads=self.threads)
+        family = find_family(self.model) if self.model else None
+        if self.model and family is None:
+            return self.embedder()
+        embedder = index_embedder(self.index_dir, threads=self.threads)
+        held = getattr(getattr(embedder, "description", None), "family", None)
+        if family is not None and held != family.name:
+            raise IndexMismatchError(f"l'index {self.index_dir} a été construit avec le modèle {embedder.model_id}, "
+                                     f"le modèle demandé est {family.model_id} (RULESQA_MODEL) : lancez « rulesqa "
+                                     "index » pour le reconstruire")
+        return embedder
 
     def build_environment(self) -> dict[str, str]:
         """These settings as RULESQA_* variables, for a child process (`rulesqa index`) that must build
         what this process would (service/runtime/startup.py)."""
-        values = {"index_dir": self.index_dir, "corpus_dir": self.corpus_dir, "model_dir": self.model_dir,
+        values = {"index_dir": self.index_dir, "corpus_dir": self.corpus_dir, "models_dir": self.models_dir,
                   "cache_dir": self.cache_dir, "threads": self.threads, "adapt": str(self.adapt).lower(),
                   "model": self.model}
         return {PREFIX + name.upper(): str(value) for name, value in values.items() if value is not None}

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from indexer.models.e5 import MODEL_NAME
 from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from tests.fakes import CORPUS, REPO, FakeFolderEmbedder
 
@@ -22,7 +21,7 @@ WAITING = "un autre processus construit l'index"
 
 def child_env(tmp_path: Path, adapt: bool) -> dict:
     return {**os.environ, "RULESQA_INDEX_DIR": str(tmp_path / "indexes" / "index"), "RULESQA_CORPUS_DIR": str(CORPUS),
-            "RULESQA_MODEL_DIR": str(tmp_path / "models" / MODEL_NAME), "RULESQA_ADAPT": str(adapt).lower(),
+            "RULESQA_MODELS_DIR": str(tmp_path / "models"), "RULESQA_ADAPT": str(adapt).lower(),
             "RULESQA_LOG_QUESTIONS": "false"}
 
 

