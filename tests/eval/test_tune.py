@@ -113,3 +113,26 @@ def test_a_new_calibration_is_adopted_only_on_a_paired_tests_evidence(fake_index
     assert better["adopt"] and "outcome" in better["better"]
     with pytest.raises(EvalError):
         adoption(current, sensible, load_questions("test"))
+
+
+def test_routing_is_calibrated_with_the_rest_and_never_routes_fewer_questions(fake_index):
+    """The routing policy is chosen on dev like the other parts: the default stays unless another lexical
+    dominance routes more game-less questions right, and the chosen one is saved in the calibration."""
+    from eval import metrics as m
+    from eval.tune import ACCEPT_ALL, NO_REFUSAL, calibrate_routing, records
+    from service.engine.routing.router import RoutingPolicy
+
+    answerer = fake_answerer(fake_index, Calibration())
+    asked = collect(answerer, load_questions("dev"))
+    policy, info = calibrate_routing(answerer, asked)
+
+    def routed(p):
+        candidate = answerer.reconfigured(routing=p, abstention=ACCEPT_ALL, refusal=NO_REFUSAL)
+        return m.evaluate(records(candidate, asked), ("routing",))["routing"]
+
+    assert info["routing"] == pytest.approx(routed(policy), abs=1e-6)
+    assert routed(policy) >= routed(RoutingPolicy()) and policy.ambiguity_margin == 0.0
+    if policy != RoutingPolicy():
+        assert routed(policy) > routed(RoutingPolicy())
+    chosen, measured = calibrate(answerer, load_questions("dev"))
+    assert chosen.routing == policy and measured["measured"]["routing"] == info["routing"]
