@@ -362,8 +362,9 @@ def serve(
 @app.command("eval")
 def evaluate(
     questions: Optional[Path] = typer.Option(None, "--questions", help="Fichier JSONL de questions (défaut : le split)."),
-    split: str = typer.Option("test", "--split", help="dev (réglages), test (chiffres publiés) ou new-games (les "
-                              "jeux de validation du corpus d'entraînement, jamais appris)."),
+    split: str = typer.Option("test", "--split", help="dev (réglages), test (chiffres publiés), new-games (les "
+                              "jeux de validation du corpus d'entraînement, jamais appris) ou, avec --compare-index, "
+                              "pooled (test et new-games ensemble, tests appariés sur toutes leurs questions)."),
     mode: str = typer.Option("all", "--mode", help="dense, lexical, hybrid ou all."),
     as_json: bool = typer.Option(False, "--json", help="Métriques en JSON."),
     report: Optional[Path] = typer.Option(None, "--report", help="Écrire un rapport Markdown + graphiques ici."),
@@ -392,16 +393,16 @@ def evaluate(
     from eval.gold import SPLITS, load_questions
     from eval.new_games import SPLIT as NEW_GAMES
 
-    if split not in (*SPLITS, NEW_GAMES):
-        fail(f"split inconnu « {split} » (dev, test ou {NEW_GAMES})")
-    if split == NEW_GAMES and compare_index is not None:
-        gold = None  # each index's model builds its own index of the new games
+    if split == "pooled" and compare_index is None:
+        fail("--split pooled (test et new-games ensemble) ne vaut qu'avec --compare-index")
+    if split not in (*SPLITS, NEW_GAMES, "pooled"):
+        fail(f"split inconnu « {split} » (dev, test ou {NEW_GAMES} ; pooled avec --compare-index)")
     if split == NEW_GAMES and (questions or calibrate or compare_adapt or leave_one_game_out):
         fail(f"--split {NEW_GAMES} mesure les jeux de validation : sans --questions, --calibrate, --compare-adapt "
              "ni --leave-one-game-out")
     if mode not in (*MODES, "all"):
         fail(f"mode inconnu « {mode} » ({', '.join(MODES)} ou all)")
-    gold = run(lambda: load_questions(questions or split)) if split != NEW_GAMES else None
+    gold = run(lambda: load_questions(questions or split)) if split not in (NEW_GAMES, "pooled") else None
     if compare_adapt:
         if calibrate or model or leave_one_game_out:
             fail("--compare-adapt compare les deux modèles e5 : sans --calibrate, --model ni --leave-one-game-out")
@@ -467,17 +468,29 @@ def evaluate(
 def _compare_indexes(conf, other: Path, gold, split: str, as_json: bool) -> None:
     """`rulesqa eval --compare-index DIR`: the served index and DIR, each answered by its own model and
     calibration (the new games: each model's own index of them)."""
-    from eval.compare_models import compare, format_report
+    from eval.compare_models import POOLED, compare, format_report, pooled
 
-    systems = {}
-    for folder in (conf.index_dir, other):
-        label, answerer, asked = run(lambda folder=folder: _system(conf, Path(folder), split))
-        systems[label], gold = answerer, asked or gold
-    result = compare(systems, gold)
+    results = []
+    for one in POOLED if split == "pooled" else (split,):
+        systems, asked = {}, gold if split != "pooled" else run(lambda one=one: load_questions_of(one))
+        for folder in (conf.index_dir, other):
+            label, answerer, own = run(lambda folder=folder, one=one: _system(conf, Path(folder), one))
+            systems[label], asked = answerer, own or asked
+        results.append(compare(systems, asked))
+    result = pooled(results) if split == "pooled" else results[0]
+    result.pop("records", None)
     if as_json:
         print_json(result)
     else:
         typer.echo(format_report(result))
+
+
+def load_questions_of(split: str):
+    """The gold questions of a split (the new games' are loaded with their own index, by `_system`)."""
+    from eval.gold import load_questions
+    from eval.new_games import SPLIT as NEW_GAMES
+
+    return None if split == NEW_GAMES else load_questions(split)
 
 
 def _system(conf, folder: Path, split: str):

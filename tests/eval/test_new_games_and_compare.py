@@ -46,3 +46,28 @@ def test_two_systems_compared_paired(fake_index):
     text = format_report(other)
     assert "| hit@1 |" in text and "right for a only / b only" in text
     json.dumps(other)  # what --json prints
+
+
+def test_two_splits_pooled_are_tested_on_all_their_questions(fake_index):
+    """Pooled: the metrics are those of the questions of both splits together (a share of their union, not the
+    mean of two shares), each split's comparison kept beside."""
+    from eval.compare_models import pooled
+    from service.engine.calibration import Calibration
+    from service.engine.decide.abstention import AbstentionPolicy
+    from service.engine.retrieval.protocol import FusionConfig
+    from tests.fakes import fake_answerer
+
+    a = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
+    b = fake_answerer(fake_index, Calibration(FusionConfig(dense_weight=0.0), AbstentionPolicy(threshold=0.2)))
+    dev, test = load_questions("dev")[:30], load_questions("test")[:50]
+    parts = [compare({"a": a, "b": b}, dev), compare({"a": a, "b": b}, test)]
+    both = pooled(parts)
+    assert both["split"] == "dev+test" and [s["split"] for s in both["splits"]] == ["dev", "test"]
+    for label in ("a", "b"):
+        answerable = [sum(r["answerable"] for r in p["records"][label]["hybrid"]) for p in parts]
+        shares = [p["modes"]["hybrid"]["metrics"][label]["hit@1"] for p in parts]
+        expected = (shares[0] * answerable[0] + shares[1] * answerable[1]) / sum(answerable)
+        assert abs(both["modes"]["hybrid"]["metrics"][label]["hit@1"] - expected) < 1e-9
+    outcome = next(t for t in both["modes"]["hybrid"]["tests"] if t["metric"] == "outcome")
+    assert 0.0 <= outcome["p_value"] <= 1.0
+    assert "split dev+test" in format_report({k: v for k, v in both.items() if k != "records"})
