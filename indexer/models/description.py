@@ -44,6 +44,8 @@ class Description:
     licence: str
     sources: dict[str, str] = field(default_factory=dict)  # what it was built from -> sha256
     details: dict = field(default_factory=dict)  # the family's own facts (weights, deltas, recipe, ...)
+    # How the runtime runs it, where the family measured better than the default: {"cpu_mem_arena": false}.
+    session: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.runtime not in RUNTIMES:

@@ -148,7 +148,8 @@ class OnnxEmbedder(_FolderEmbedder):
         if in_use is not None:
             weakref.finalize(self, os.close, in_use)
         self._onnx = OnnxEncoder(path, ONNX_FILE, load_tokenizer(description.tokenizer, path),
-                                 max_length=description.max_seq_length, threads=threads, providers=providers)
+                                 max_length=description.max_seq_length, threads=threads, providers=providers,
+                                 cpu_mem_arena=bool(description.session.get("cpu_mem_arena", True)))
         self.dim = description.dimension
         self._freeze_fingerprint()
 

@@ -45,7 +45,9 @@ class OnnxEncoder:
     """Tokenizer + onnxruntime session; encodes already-prompted texts."""
 
     def __init__(self, model_dir: Path, onnx_file: str, tokenizer: Tokenizer, max_length: int, threads: int,
-                 providers: list[str] | None = None):
+                 providers: list[str] | None = None, cpu_mem_arena: bool = True):
+        """`cpu_mem_arena`: onnxruntime's arena keeps the largest activations of a batch for the next one (the
+        default); off, they are handed back (EmbeddingGemma: 45 MiB less after a batch, no slower)."""
         import onnxruntime as ort
 
         self.tokenizer = tokenizer
@@ -56,6 +58,7 @@ class OnnxEncoder:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.enable_cpu_mem_arena = cpu_mem_arena
         self.session = ort.InferenceSession(str(Path(model_dir) / onnx_file), sess_options=opts,
                                             providers=providers or ["CPUExecutionProvider"])
 
