@@ -82,7 +82,7 @@ def dev_hits(embedder, settings, work: Path) -> dict:
     answerer = build_answerer(here, embedder=embedder, judge=None,
                               calibration=load_calibration(embedder.model_id, None))
     result = run_eval(answerer, load_questions("dev"), modes=("dense", "hybrid"))
-    return {mode: result["modes"][mode]["metrics"]["hit@1"] for mode in ("dense", "hybrid")}
+    return {mode: result["results"][mode]["overall"]["hit@1"] for mode in ("dense", "hybrid")}
 
 
 def one_question_ms(embedder, questions: list[str], rounds: int) -> tuple[float, float]:

@@ -3,7 +3,7 @@
 The training games' questions whose labels the third writer found right (eval/training_set.py) become
 (question, answering passage, hard negative) examples, the passage written as the index embeds it; the hard
 negative is the passage of the same game the base model ranks highest among the wrong ones. Low-rank
-adapters are trained on them (indexer/models/e5/lora.py), seeded, and written as the deltas
+adapters are trained on them (indexer/models/lora.py), seeded, and written as the deltas
 (indexer/models/rules_fr.py). The four corpus games and eval/questions/ are never read here.
 """
 

@@ -147,7 +147,7 @@ class OnnxEmbedder(_FolderEmbedder):
         in_use = hold_shared(path / MANIFEST)
         if in_use is not None:
             weakref.finalize(self, os.close, in_use)
-        self._onnx = OnnxEncoder(path, ONNX_FILE, load_tokenizer(description.tokenizer, path),
+        self._onnx = OnnxEncoder(path, ONNX_FILE, lambda: load_tokenizer(description.tokenizer, path),
                                  max_length=description.max_seq_length, threads=threads, providers=providers,
                                  cpu_mem_arena=bool(description.session.get("cpu_mem_arena", True)))
         self.dim = description.dimension

@@ -51,7 +51,7 @@ def test_the_built_folder_describes_itself_and_computes_what_the_float32_model_d
     assert d.sources["google/embeddinggemma-300m/model.safetensors"] == pinned["model.safetensors"]
     assert "Gemma Terms of Use" in (folder / "README.md").read_text("utf-8")
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == \
-        ["README.md", ONNX_FILE, "rulesqa_build.json", "tokenizer.json"]
+        ["README.md", ONNX_FILE, ONNX_FILE + ".data", "rulesqa_build.json", "tokenizer.json"]
 
     lean = load_embedder("embeddinggemma", models_dir=tmp_path / "models", threads=1)
     reference = load_embedder("embeddinggemma", models_dir=tmp_path / "models", threads=1, backend="torch")
