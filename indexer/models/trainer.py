@@ -32,6 +32,7 @@ class Fit:
     adapters: int = 0  # > 0: the rank of low-rank adapters on `targets`; 0: train every unfrozen weight
     alpha: int = 32
     targets: tuple[str, ...] = ()  # the linear layers' module names (peft matches them by suffix)
+    layers: tuple[int, ...] = ()  # the layers whose linear layers get adapters; empty: all of them
     freeze_word_embeddings: bool = True
 
 
@@ -99,10 +100,37 @@ def _choose_trained(model, encoder, how: Fit) -> None:
     if how.adapters:
         from peft import LoraConfig, inject_adapter_in_model
 
+        where = {"layers_to_transform": list(how.layers), "layers_pattern": _layers_pattern(encoder)} \
+            if how.layers else {}
         config = LoraConfig(r=how.adapters, lora_alpha=how.alpha, target_modules=list(how.targets), lora_dropout=0.0,
-                            bias="none")
+                            bias="none", **where)
         inject_adapter_in_model(config, encoder)
         for name, parameter in model.named_parameters():
             parameter.requires_grad_("lora_" in name)
     elif how.freeze_word_embeddings:
         encoder.get_input_embeddings().weight.requires_grad_(False)
+
+
+def _layers_pattern(encoder) -> str:
+    """The name of the encoder's list of layers ("layer" in BERT-like models, "layers" in Gemma)."""
+    import torch
+
+    for name, module in encoder.named_modules():
+        if isinstance(module, torch.nn.ModuleList):
+            return name.rsplit(".", 1)[-1]
+    raise ValueError("no list of layers in the encoder")
+
+
+def adapter_factors(encoder, rank: int, alpha: int) -> dict[str, tuple]:
+    """Each adapted linear layer's (down [rank, in], up [out, rank]) from peft's lora_A and lora_B, the scaling
+    alpha / rank folded into up, keyed by the layer's module name in the encoder ("layers.16.mlp.up_proj")."""
+    import numpy as np
+
+    suffix = ".lora_A.default.weight"
+    state = {k: v.detach().float().numpy() for k, v in encoder.state_dict().items() if "lora_" in k}
+    out = {}
+    for key in sorted(k for k in state if k.endswith(suffix)):
+        module = key[: -len(suffix)]
+        down, up = state[key], state[f"{module}.lora_B.default.weight"] * (alpha / rank)
+        out[module] = (np.ascontiguousarray(down, np.float32), np.ascontiguousarray(up, np.float32))
+    return out

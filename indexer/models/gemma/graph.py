@@ -302,13 +302,20 @@ class _GemmaBuilder(OnnxBuilder):
 
 
 class _Weights:
-    """The transformer's tensors, read one at a time from the open safetensors file."""
+    """The transformer's tensors, read one at a time from the open safetensors file; a linear layer with
+    low-rank deltas (taught rulebooks: rules_fr.read_deltas's factors, keyed by module name) comes out as
+    W + up @ down, quantised like any other."""
 
-    def __init__(self, st, prefix: str):
-        self.st, self.prefix = st, prefix
+    def __init__(self, st, prefix: str, deltas: dict | None = None):
+        self.st, self.prefix, self.deltas = st, prefix, deltas or {}
 
     def __call__(self, name: str) -> np.ndarray:
-        return np.ascontiguousarray(self.st.get_tensor(self.prefix + name), dtype=np.float32)
+        tensor = np.ascontiguousarray(self.st.get_tensor(self.prefix + name), dtype=np.float32)
+        module = name.removesuffix(".weight")
+        if module in self.deltas:
+            down, up = self.deltas[module]
+            tensor = tensor + up.astype(np.float32) @ down.astype(np.float32)
+        return tensor
 
     def rows(self, name: str, start: int, stop: int) -> np.ndarray:
         tensor = self.st.get_slice(self.prefix + name)
@@ -518,9 +525,10 @@ def _check_settings(weight_bits: int, embedding_bits: int, accuracy_level: int) 
 
 
 def build_graph(source: Path, out: Path, *, weight_bits: int = 8, embedding_bits: int = 8,
-                accuracy_level: int = ACCURACY_LEVEL) -> dict:
+                accuracy_level: int = ACCURACY_LEVEL, deltas: dict | None = None) -> dict:
     """Write the ONNX file of the folder `source` to `out`, its embedding table beside it in `out` + ".data"
-    (`_table_apart`), and return what was written. ModelError (one French line) for a folder that is not a supported EmbeddingGemma."""
+    (`_table_apart`), and return what was written; `deltas`: low-rank updates added to the linear layers they
+    name before quantising. ModelError (one French line) for a folder that is not a supported EmbeddingGemma."""
     import onnx
     from onnx import TensorProto, helper
     from safetensors import safe_open
@@ -531,7 +539,7 @@ def build_graph(source: Path, out: Path, *, weight_bits: int = 8, embedding_bits
     g = _GemmaBuilder(weight_bits, accuracy_level)
     ids, mask = "input_ids", "attention_mask"
     with safe_open(source / MODEL_FILE, "numpy") as st:
-        w = _Weights(st, spec.prefix)
+        w = _Weights(st, spec.prefix, deltas)
         x, embedding_bytes = _embedding(g, w, spec, embedding_bits, ids)
         ctx = _context(g, spec, ids, mask)
         pending = None

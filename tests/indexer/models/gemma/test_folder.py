@@ -109,6 +109,9 @@ def test_an_index_built_with_it_holds_it_and_answers_from_it(served, tmp_path):
     build_index(CORPUS, tmp_path / "index", lean, progress=False)
     manifest = json.loads((tmp_path / "index" / "manifest.json").read_text("utf-8"))
     assert manifest["embedding"]["model_id"] == MODEL_ID and manifest["embedding"]["dim"] == HIDDEN
+    # The index's manifest says what its model folder is, as the folder's own description does.
+    assert (manifest["model"]["family"], manifest["model"]["runtime"]) == ("embeddinggemma", "onnx")
+    assert set(manifest["model"]["files"]) >= {ONNX_FILE, ONNX_FILE + ".data", "tokenizer.json"}
     again = index_embedder(tmp_path / "index", threads=1)
     assert again.path == tmp_path / "index" / "model" and again.description.family == "embeddinggemma"
     assert np.allclose(again.encode_queries(TEXTS), lean.encode_queries(TEXTS), atol=1e-6)

@@ -1,0 +1,80 @@
+"""EmbeddingGemma taught rulebooks ("embeddinggemma-rules-fr"): low-rank deltas on its upper layers, trained on the
+training corpus like e5's rules-fr (`rulesqa train --model embeddinggemma`), added to the float32 weights before
+they are quantised into the same 8-bit graph as the base one (graph.build_graph's `deltas`).
+
+The deltas are data (indexer/models/deltas/embeddinggemma-rules-fr.npz and its .json, rules_fr.save_deltas's
+format), committed only where a paired test kept them (docs/eval/MODELS.md); without them the family says in
+one line how to make them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from indexer.atomic import folder_replaced
+from indexer.locks import models_locked, remove_leftovers
+from indexer.models.description import ONNX_FILE, is_complete, make_readable, read_manifest, write_description
+from indexer.models.gemma import folder as base
+from indexer.models.lora import Adapted, LoraRecipe
+
+FAMILY = "embeddinggemma-rules-fr"
+MODEL_ID = f"{base.MODEL_ID}-rules-fr"
+DELTAS = Path(__file__).resolve().parents[1] / "deltas" / f"{FAMILY}.npz"
+# Gemma3's linear layers (transformers' names); the deltas are keyed "layers.{i}.{self_attn|mlp}.{name}".
+TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+# The upper third of the 24 layers: a step of 32 examples takes about 25 s on 2 cores this way (backward stops at
+# layer 16), so ten training games (57 steps) fit in half an hour; every layer would take twice as long.
+RECIPE = LoraRecipe(rank=16, alpha=32, learning_rate=5e-4, epochs=1, batch_size=32, max_seq_length=128,
+                    layers=tuple(range(16, 24)))
+GAMES = 10
+# The examples as the model reads them: its query prompt, passages already in its "title: … | text: …" form.
+ADAPTED = Adapted(TARGETS, {"query": base.PROMPTS["query"], "passage": "", "negative": ""}, lambda module: module)
+
+
+def build(models_dir: Path, progress: bool = True, deltas: Path = DELTAS) -> Path:
+    """The taught folder at models_dir/embeddinggemma-300m-rules-fr: the source fetched (once), the deltas added
+    to its weights, the same 8-bit graph written; a no-op when built from the same deltas."""
+    from indexer.models.rules_fr import read_deltas
+
+    models_dir = Path(models_dir)
+    target = models_dir / MODEL_ID
+    factors, info = read_deltas(deltas)
+    if _is_current(target, info["sha256"]):
+        return target
+    with models_locked(models_dir):
+        remove_leftovers(models_dir)
+        if _is_current(target, info["sha256"]):
+            return target
+        src = base.source(models_dir, progress)
+        started = time.monotonic()
+        with folder_replaced(target) as tmp:
+            from indexer.models.gemma.fetch import read_manifest as read_source_manifest
+            from indexer.models.gemma.graph import build_graph
+
+            graph = build_graph(src, tmp / ONNX_FILE, **base.QUANTISATION, deltas=factors)
+            for name in base.TOKENIZER_FILES:
+                shutil.copyfile(src / name, tmp / name)
+            pinned = {p: r["sha256"] for p, r in (read_source_manifest(src) or {}).get("files", {}).items()}
+            (tmp / "README.md").write_text(base.readme(graph).replace(
+                "# EmbeddingGemma-300M (built locally by rulesqa)",
+                f"# EmbeddingGemma-300M taught rulebooks (built locally by rulesqa)\n\nThe base model with the "
+                f"low-rank deltas of indexer/models/deltas/{Path(deltas).name} added to its weights."), "utf-8")
+            make_readable(tmp)
+            described = base.description({f"google/embeddinggemma-300m/{n}": pinned.get(n, "") for n in base.SOURCES},
+                                         graph)
+            write_description(tmp, replace(
+                described, family=FAMILY, model_id=MODEL_ID,
+                sources={**described.sources, f"indexer/models/deltas/{Path(deltas).name}": info["sha256"]},
+                details={**described.details, "deltas_sha256": info["sha256"],
+                         "deltas": {k: info[k] for k in ("recipe", "seed", "trained_on") if k in info}}))
+    base.log(f"built in {time.monotonic() - started:.0f} s: {target}")
+    return target
+
+
+def _is_current(folder: Path, deltas_sha256: str) -> bool:
+    details = (read_manifest(folder) or {}).get("details") or {}
+    return (details.get("build_version") == base.BUILD_VERSION and details.get("deltas_sha256") == deltas_sha256
+            and is_complete(folder))
