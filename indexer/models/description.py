@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ RUNTIMES = ("onnx", "torch")
 E5_FORM = "{title}\n{text}"
 _NOT_FINGERPRINTED = ("README.md", MANIFEST)
 _VECTOR_FIELDS = ("prompts", "passage_form", "max_seq_length", "tokenizer")
+_FIELD = re.compile(r"\{(title|text)\}")
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,10 @@ class Description:
 
 
 def passage_text(form: str, title: str, text: str) -> str:
-    """A passage as a model encodes it (before its document prompt): `form` with its title and text."""
-    return form.replace("{title}", title).replace("{text}", text)
+    """A passage as a model encodes it (before its document prompt): `form` with its title and text, in one
+    pass (a title or a text holding "{text}" stays as it is)."""
+    values = {"title": title, "text": text}
+    return _FIELD.sub(lambda m: values[m.group(1)], form)
 
 
 def read_manifest(folder: Path) -> dict | None:
