@@ -53,7 +53,8 @@ CorpusOpt = typer.Option(None, "--corpus", help="Dossier du corpus (défaut : $R
 ModelOpt = typer.Option(
     None, "--model",
     help="Modèle : e5-small, rules-fr, embeddinggemma (rulesqa model list) ou un modèle sentence-transformers "
-    "(nom ou dossier) ; défaut : $RULESQA_MODEL, sinon celui de l'index (le modèle par défaut pour en construire un).",
+    "(nom ou dossier) ; défaut : $RULESQA_MODEL, sinon celui de l'index (le modèle par défaut pour en "
+    "construire un).",
 )
 IndexOpt = typer.Option(None, "--index", help="Dossier de l'index (défaut : $RULESQA_INDEX_DIR ou var/index).")
 RayOpt = typer.Option(None, "--ray", help="Grappe Ray (hôte:port de sa tête ; défaut : $RULESQA_RAY_ADDRESS) : "

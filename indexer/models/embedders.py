@@ -254,7 +254,8 @@ def load_embedder(name: str | None = None, *, models_dir: Path, threads: int | N
             return TorchEmbedder(str(local), threads, model_id=str(name), path=local, description=description)
         raise ModelError(f"{local} ne contient qu'un graphe ONNX : pas de version torch")
     if backend == "onnx":
-        raise ModelError(f"pas de graphe ONNX pour {name} (attendu : un dossier construit par « rulesqa model build »)")
+        raise ModelError(f"pas de graphe ONNX pour {name} (attendu : un dossier construit par "
+                         "« rulesqa model build »)")
     return TorchEmbedder(str(name), threads, model_id=str(name), path=local if local.is_dir() else None)
 
 

@@ -77,7 +77,8 @@ def train_lora(float32_dir: Path, queries: list[str], passages: list[str], negat
               targets=adapted.targets, layers=tuple(recipe.layers))
     figures, encoder = fit(float32_dir, columns, adapted.prompts, how=how, seed=seed, scratch=scratch,
                            threads=threads, progress=progress)
-    factors = {adapted.key(module): pair for module, pair in adapter_factors(encoder, recipe.rank, recipe.alpha).items()}
+    trained = adapter_factors(encoder, recipe.rank, recipe.alpha)
+    factors = {adapted.key(module): pair for module, pair in trained.items()}
     return factors, figures
 
 

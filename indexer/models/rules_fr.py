@@ -53,16 +53,18 @@ def save_deltas(factors: Factors, info: dict, path: Path = DELTAS) -> Path:
     return path
 
 
-def read_deltas(path: Path = DELTAS) -> tuple[Factors, dict]:
-    """The factors (float32) and their info; ModelError when the files are missing or do not match."""
+def read_deltas(path: Path = DELTAS, remake: str = "make train") -> tuple[Factors, dict]:
+    """The factors (float32) and their info; ModelError, saying the command that `remake`s them, when the files
+    are missing or do not match."""
     path = Path(path)
     try:
         data = path.read_bytes()
         info = json.loads(path.with_suffix(".json").read_text("utf-8"))
     except (OSError, ValueError) as exc:
-        raise ModelError(f"deltas du modèle {VARIANT} illisibles ({path}) : {exc} ; lancez « make train »") from None
+        raise ModelError(f"deltas du modèle {path.stem} illisibles ({path}) : {exc} ; lancez « {remake} »") from None
     if hashlib.sha256(data).hexdigest() != info.get("sha256"):
-        raise ModelError(f"deltas du modèle {VARIANT} : {path} ne correspond pas à son .json (refaites « make train »)")
+        raise ModelError(f"deltas du modèle {path.stem} : {path} ne correspond pas à son .json "
+                         f"(refaites « {remake} »)")
     with np.load(io.BytesIO(data)) as arrays:
         keys = sorted({name.rsplit(".", 1)[0] for name in arrays.files})
         factors = {k: (arrays[f"{k}.down"].astype(np.float32), arrays[f"{k}.up"].astype(np.float32)) for k in keys}

