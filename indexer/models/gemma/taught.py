@@ -11,14 +11,10 @@ without them.
 
 from __future__ import annotations
 
-import shutil
-import time
 from dataclasses import replace
 from pathlib import Path
 
-from indexer.atomic import folder_replaced
-from indexer.locks import models_locked, remove_leftovers
-from indexer.models.description import ONNX_FILE, is_complete, make_readable, read_manifest, write_description
+from indexer.models.description import Description, read_manifest
 from indexer.models.gemma import folder as base
 from indexer.models.lora import Adapted, LoraRecipe
 
@@ -43,42 +39,17 @@ def build(models_dir: Path, progress: bool = True, deltas: Path = DELTAS) -> Pat
     to its weights, the same 8-bit graph written; a no-op when built from the same deltas."""
     from indexer.models.rules_fr import read_deltas
 
-    models_dir = Path(models_dir)
-    target = models_dir / MODEL_ID
     factors, info = read_deltas(deltas, remake=REMAKE)
-    if _is_current(target, info["sha256"]):
-        return target
-    with models_locked(models_dir):
-        remove_leftovers(models_dir)
-        if _is_current(target, info["sha256"]):
-            return target
-        src = base.source(models_dir, progress)
-        started = time.monotonic()
-        with folder_replaced(target) as tmp:
-            from indexer.models.gemma.fetch import read_manifest as read_source_manifest
-            from indexer.models.gemma.graph import build_graph
+    name = f"indexer/models/deltas/{Path(deltas).name}"
 
-            graph = build_graph(src, tmp / ONNX_FILE, **base.QUANTISATION, deltas=factors)
-            for name in base.TOKENIZER_FILES:
-                shutil.copyfile(src / name, tmp / name)
-            pinned = {p: r["sha256"] for p, r in (read_source_manifest(src) or {}).get("files", {}).items()}
-            (tmp / "README.md").write_text(base.readme(graph).replace(
-                "# EmbeddingGemma-300M (built locally by rulesqa)",
-                f"# EmbeddingGemma-300M taught rulebooks (built locally by rulesqa)\n\nThe base model with the "
-                f"low-rank deltas of indexer/models/deltas/{Path(deltas).name} added to its weights."), "utf-8")
-            make_readable(tmp)
-            described = base.description({f"google/embeddinggemma-300m/{n}": pinned.get(n, "") for n in base.SOURCES},
-                                         graph)
-            write_description(tmp, replace(
-                described, family=FAMILY, model_id=MODEL_ID,
-                sources={**described.sources, f"indexer/models/deltas/{Path(deltas).name}": info["sha256"]},
-                details={**described.details, "deltas_sha256": info["sha256"],
-                         "deltas": {k: info[k] for k in ("recipe", "seed", "trained_on") if k in info}}))
-    base.log(f"built in {time.monotonic() - started:.0f} s: {target}")
-    return target
+    def amend(described: Description) -> Description:
+        return replace(described, family=FAMILY, model_id=MODEL_ID,
+                       sources={**described.sources, name: info["sha256"]},
+                       details={**described.details, "deltas_sha256": info["sha256"],
+                                "deltas": {k: info[k] for k in ("recipe", "seed", "trained_on") if k in info}})
 
+    def current(folder: Path) -> bool:
+        return ((read_manifest(folder) or {}).get("details") or {}).get("deltas_sha256") == info["sha256"]
 
-def _is_current(folder: Path, deltas_sha256: str) -> bool:
-    details = (read_manifest(folder) or {}).get("details") or {}
-    return (details.get("build_version") == base.BUILD_VERSION and details.get("deltas_sha256") == deltas_sha256
-            and is_complete(folder))
+    return base.build_served(models_dir, MODEL_ID, progress=progress, deltas=factors, amend=amend, current=current,
+                             note=f"\nTaught rulebooks: the low-rank deltas of {name} added to its weights.\n")
