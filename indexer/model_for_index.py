@@ -23,7 +23,7 @@ from pathlib import Path
 from indexer import store
 from indexer.errors import IndexMismatchError, ModelError
 from indexer.locks import exclusive_if_unused, models_locked, remove_leftovers
-from indexer.models import load_embedder
+from indexer.models import get_family, load_embedder
 from indexer.models.embedders import load_folder_embedder
 from indexer.models.description import MANIFEST, ONNX_FILE, read_manifest
 from indexer.models.e5 import MODEL_NAME, ensure_model
@@ -87,15 +87,20 @@ def _own_model(index_dir: Path, fingerprint: str) -> Path | None:
     return folder
 
 
-def index_embedder(index_dir: Path, *, threads: int):
+def index_embedder(index_dir: Path, *, threads: int, family: str | None = None):
     """The embedder an index answers with: the model inside it (model/, checked against its manifest).
-    An index that only names its model (built with RULESQA_MODEL) cannot give it: IndexMismatchError."""
+    An index that only names its model (built with RULESQA_MODEL) cannot give it, and one whose model is not
+    of the `family` asked for must be rebuilt: IndexMismatchError, said before any model is loaded."""
     manifest = store.read_manifest(index_dir)
     folder = store.model_folder(index_dir, manifest)
     if folder is None:
         raise IndexMismatchError(
             f"l'index {index_dir} a été construit avec le modèle {manifest.embedding.model_id!r}, qu'il ne contient "
             f"pas : donnez ce modèle (RULESQA_MODEL ou --model), ou {store.REBUILD_HINT}")
+    if family is not None and manifest.model.family != family:
+        asked = get_family(family).model_id
+        raise IndexMismatchError(f"l'index {index_dir} a été construit avec le modèle {manifest.embedding.model_id}, "
+                                 f"le modèle demandé est {asked} (RULESQA_MODEL) : {store.REBUILD_HINT}")
     try:
         return load_folder_embedder(folder, threads, model_id=manifest.embedding.model_id)
     except ModelError as exc:  # a model folder of an older build: the index is rebuilt with today's

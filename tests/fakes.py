@@ -65,15 +65,16 @@ def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
     return folder
 
 
-def write_fake_model(folder: Path, model_id: str, fingerprint: str) -> Path:
-    """A model folder of ours as far as the index is concerned: a manifest and a dummy 2 MB graph (large
-    enough to be hard-linked into an index, indexer/store.py)."""
+def write_fake_model(folder: Path, model_id: str, fingerprint: str, family: str = "e5-small") -> Path:
+    """A model folder of ours as far as the index is concerned: a manifest naming its family and a dummy 2 MB
+    graph (large enough to be hard-linked into an index, indexer/store.py)."""
     import json
     import os
 
     (folder / "onnx").mkdir(parents=True, exist_ok=True)
     (folder / "onnx" / "model.onnx").write_bytes(os.urandom(2 << 20))
-    (folder / "rulesqa_build.json").write_text(json.dumps({"model_id": model_id, "fingerprint": fingerprint}))
+    (folder / "rulesqa_build.json").write_text(json.dumps({"model_id": model_id, "fingerprint": fingerprint,
+                                                           "family": family, "runtime": "onnx"}))
     return folder
 
 

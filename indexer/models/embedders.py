@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import weakref
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -24,7 +25,8 @@ import numpy as np
 
 from indexer.errors import ModelError
 from indexer.locks import hold_shared
-from indexer.models.description import E5_FORM, MANIFEST, ONNX_FILE, Description, describe, read_manifest
+from indexer.models.description import (E5_FORM, MANIFEST, ONNX_FILE, Description, describe, file_sha256,
+                                        read_manifest)
 
 Backend = Literal["auto", "onnx", "torch"]
 BACKENDS = ("auto", "onnx", "torch")
@@ -114,8 +116,6 @@ class _FolderEmbedder:
             rel = f.relative_to(self.path).as_posix()
             if rel.startswith(("onnx/", ".")) or rel.endswith(".md"):
                 continue
-            from indexer.models.description import file_sha256
-
             h.update(rel.encode() + b"\0" + file_sha256(f).encode() + b"\n")
         h.update(json.dumps([self._prompts, self.passage_form]).encode())
         return h.hexdigest()
@@ -260,6 +260,4 @@ def load_embedder(name: str | None = None, *, models_dir: Path, threads: int | N
 
 
 def _as_torch(description: Description) -> Description:
-    from dataclasses import replace
-
     return replace(description, runtime="torch", tokenizer="")

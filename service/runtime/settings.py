@@ -10,7 +10,7 @@ from typing import Annotated
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from indexer.errors import IndexMismatchError, ModelError, RulesqaError
+from indexer.errors import ModelError, RulesqaError
 from indexer.models import default_threads
 
 class ConfigError(RulesqaError):
@@ -136,13 +136,7 @@ class Settings(BaseSettings):
         family = find_family(self.model) if self.model else None
         if self.model and family is None:
             return self.embedder()
-        embedder = index_embedder(self.index_dir, threads=self.threads)
-        held = getattr(getattr(embedder, "description", None), "family", None)
-        if family is not None and held != family.name:
-            raise IndexMismatchError(f"l'index {self.index_dir} a été construit avec le modèle {embedder.model_id}, "
-                                     f"le modèle demandé est {family.model_id} (RULESQA_MODEL) : lancez « rulesqa "
-                                     "index » pour le reconstruire")
-        return embedder
+        return index_embedder(self.index_dir, threads=self.threads, family=family.name if family else None)
 
     def build_environment(self) -> dict[str, str]:
         """These settings as RULESQA_* variables, for a child process (`rulesqa index`) that must build
