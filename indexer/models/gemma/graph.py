@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.errors import ModelError
-from indexer.models.onnx_graph import MS_DOMAIN, QK, OnnxBuilder
+from indexer.models.onnx_graph import MS_DOMAIN, OPSET, QK, OnnxBuilder
 
 # 32: plain float32 MatMul, the exactness reference. 4 bits lose too much on EmbeddingGemma (mean cosine to the
 # float32 model 0.977, minimum 0.91, whatever the accuracy level or a per-block search of the scale): 8 is the
@@ -45,7 +45,6 @@ EMBEDDING_BITS = (4, 8, 32)  # 32: a float32 table, only for exactness tests on 
 # take 29 ms for a question at level 4 against 135 ms at level 0 (float32 activations), for a mean cosine to the
 # float32 model of 0.99978 against 0.99990.
 ACCURACY_LEVEL = 4
-OPSET = 17
 MODEL_FILE = "model.safetensors"
 # A masked score: far below any real one, yet finite, so that a row with every key masked (a padding query
 # further than the window from any real token) softmaxes to uniform weights instead of NaN (pooled out later).
