@@ -34,7 +34,7 @@ from eval.gold import load_questions
 from eval.metrics import percentile
 
 REPO = Path(__file__).resolve().parents[1]
-MODELS = ("e5-small", "embeddinggemma")
+MODELS = ("e5-small", "rules-fr", "embeddinggemma")
 
 
 def rss_mib() -> float:
@@ -122,20 +122,26 @@ def memory_child(name: str) -> None:
 
 
 def measure(name: str, rounds: int) -> dict:
+    """One family's row; the float32 columns stay empty for a family without a float32 model (rules-fr: its
+    deltas exist only composed with the 4-bit base, whose fidelity is e5-small's)."""
+    from indexer.errors import ModelError
     from indexer.models import get_family, load_embedder
     from service.runtime.settings import load_settings
 
     settings = load_settings()
     family = get_family(name)
     lean = load_embedder(name, models_dir=settings.models_dir, threads=settings.threads)
-    reference = load_embedder(name, models_dir=settings.models_dir, threads=settings.threads, backend="torch")
+    try:
+        reference = load_embedder(name, models_dir=settings.models_dir, threads=settings.threads, backend="torch")
+    except ModelError:
+        reference = None
     questions, passages = gold_texts(), passage_texts(lean, settings.corpus_dir)
-    row = {"model": family.model_id, "fidelity": fidelity(lean, reference, questions, passages)}
+    row = {"model": family.model_id, "fidelity": reference and fidelity(lean, reference, questions, passages)}
     with tempfile.TemporaryDirectory(prefix="rulesqa-bench-models-") as tmp:
         row["dev_lean"] = dev_hits(lean, settings, Path(tmp))
-        row["dev_float32"] = dev_hits(reference, settings, Path(tmp))
+        row["dev_float32"] = reference and dev_hits(reference, settings, Path(tmp))
     row["p50"], row["p95"] = one_question_ms(lean, questions, rounds)
-    row["float32_p50"], row["float32_p95"] = one_question_ms(reference, questions[:100], 1)
+    row["float32"] = reference and one_question_ms(reference, questions[:100], 1)
     row["passages_per_s"] = passages_per_s(lean, passages * 4)
     del reference
     child = subprocess.run([sys.executable, "-m", "benchmarks.bench_models", "--memory-child", name], cwd=REPO,
@@ -151,14 +157,20 @@ def report(rows: list[dict]) -> str:
              "RSS loaded / after the questions | load |",
              "|---|---:|---|---|---|---|---:|---|---:|"]
     for r in rows:
-        f, m = r["fidelity"], r["memory"]
+        f, m, ref, torch_ms = r["fidelity"], r["memory"], r["dev_float32"] or {}, r["float32"]
+        fid = f"{f['mean']:.5f} / {f['min']:.5f} ({f['texts']})" if f else "— (no float32 model)"
+        torch_part = f" ({torch_ms[0]:.0f} / {torch_ms[1]:.0f} ms)" if torch_ms else ""
         lines.append(
-            f"| {r['model']} | {r['folder_mb']:.0f} MB | {f['mean']:.5f} / {f['min']:.5f} ({f['texts']}) | "
-            f"{r['dev_lean']['dense']:.3f} / {r['dev_float32']['dense']:.3f} | "
-            f"{r['dev_lean']['hybrid']:.3f} / {r['dev_float32']['hybrid']:.3f} | "
-            f"{r['p50']:.1f} / {r['p95']:.1f} ms ({r['float32_p50']:.0f} / {r['float32_p95']:.0f} ms) | "
+            f"| {r['model']} | {r['folder_mb']:.0f} MB | {fid} | "
+            f"{r['dev_lean']['dense']:.3f} / {_f(ref.get('dense'))} | "
+            f"{r['dev_lean']['hybrid']:.3f} / {_f(ref.get('hybrid'))} | "
+            f"{r['p50']:.1f} / {r['p95']:.1f} ms{torch_part} | "
             f"{r['passages_per_s']:.1f} passages/s | {m['loaded']:.0f} / {m['after']:.0f} MiB | {m['load_s']:.1f} s |")
     return "\n".join(lines)
+
+
+def _f(value) -> str:
+    return "—" if value is None else f"{value:.3f}"
 
 
 def main() -> None:
