@@ -22,6 +22,10 @@ BULLET = re.compile(r"^- (?:\*\*(?P<title>[^*]+)\*\*\s+)?(?P<text>\S.*)$")
 QUESTION = re.compile(r"^Q:\s*(?P<question>\S.*)$")
 TABLE_ROW = re.compile(r"^\|.*\|$")
 TABLE_RULE = re.compile(r"^\|(:?-+:?\|)+$")
+# What a passage is, when its form does not say it (a table row, a `Q:` question, a bullet's term): a marker
+# at the end of its line, after its pages, written by `rulesqa import` and editable by hand ("… (p. 2) {meta}").
+MARKED_KINDS = ("rule", "example", "term", "step", "reference", "meta", "caption")
+KIND_MARKER = re.compile(r"\s*\{(" + "|".join(MARKED_KINDS) + r")\}$")
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class Line:
     number: int
     text: str
     pages: tuple[int, ...]
+    kind: str | None = None  # its `{kind}` marker, None without one
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ class Block:
 
     kind is "qa" (a question line and its answer), "bullets" (only bullet lines), "table" (a Markdown
     table: each line is one row, its cells written out with their column's header) or "text".
-    For "qa", title is the question; for bullets, each entry of items is (title or None, line).
+    For "qa", title is the question; for bullets, each entry of items is (title or None, line); for a table,
+    caption is the line printed over it ("Tableau 2 : Bonus par continent"), which each row carries.
     """
 
     kind: str
@@ -69,6 +75,7 @@ class Block:
     lines: tuple[Line, ...]
     title: str | None = None
     items: tuple[tuple[str | None, Line], ...] = ()
+    caption: Line | None = None
 
 
 @dataclass
@@ -163,11 +170,14 @@ def _parse_lexicon(path: Path, number: int, value: str) -> tuple[tuple[str, tupl
 
 
 def _clean_line(path: Path, number: int, text: str) -> Line:
+    marker = KIND_MARKER.search(text)
+    if marker:
+        text = text[:marker.start()]
     try:
         clean, pages = extract_pages(text)
     except PageRefError as exc:
         raise CorpusError(path, number, str(exc)) from None
-    return Line(number, clean, tuple(pages))
+    return Line(number, clean, tuple(pages), marker.group(1) if marker else None)
 
 
 def _cells(row: str) -> list[str]:
@@ -181,7 +191,7 @@ def row_text(header: list[str], cells: list[str]) -> str:
     return " ; ".join(parts)
 
 
-def _make_table(path: Path, section: str | None, raw: list[tuple[int, str]]) -> Block:
+def _make_table(path: Path, section: str | None, raw: list[tuple[int, str]], caption: Line | None = None) -> Block:
     """`| header | … |`, `|---|…|`, then one row a line; a row's page reference may follow its last `|`."""
     if len(raw) < 3 or not TABLE_RULE.match(raw[1][1].replace(" ", "")):
         raise CorpusError(path, raw[0][0], "tableau illisible : une ligne d'en-tête, une ligne « |---|---| », "
@@ -197,13 +207,15 @@ def _make_table(path: Path, section: str | None, raw: list[tuple[int, str]]) -> 
             raise CorpusError(path, number, f"rangée de {len(cells)} cellules dans un tableau de {len(header)} "
                                             "colonnes")
         rows.append(Line(number, row_text(header, cells), line.pages))
-    return Block("table", section, tuple(rows))
+    return Block("table", section, tuple(rows), caption=caption)
 
 
 def _make_block(path: Path, section: str | None, raw: list[tuple[int, str]]) -> Block:
     number, first = raw[0]
     if first.startswith("|"):
         return _make_table(path, section, raw)
+    if len(raw) > 1 and raw[1][1].startswith("|") and not first.startswith(("Q:", "- ")):
+        return _make_table(path, section, raw[1:], _clean_line(path, number, first))  # a caption over its table
     question = QUESTION.match(first)
     if question:
         if len(raw) < 2:

@@ -1,6 +1,7 @@
 """Passages: the units a player wants quoted, each citing exactly the pages its own text comes from."""
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -8,6 +9,10 @@ from indexer import game_card as card
 from indexer.corpus import Block, GameDoc, Line, read_corpus
 
 RULE = "rule"
+# What each passage is: rule text, an example, a table row, a term and its definition, a question and its
+# answer, a numbered step, a reference (menus, settings, keys), meta text (credits, authors), a caption.
+KINDS = (RULE, "example", "row", "term", "question", "step", "reference", "meta", "caption", card.KIND)
+STEP = re.compile(r"^(?:\d{1,2}[.)]|étape\s+\d+\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -19,7 +24,7 @@ class Passage:
     pages: tuple[int, ...]
     text: str
     line: int
-    kind: str = RULE  # "rule": rulebook text; "card": the game card made from the header (indexer/game_card.py)
+    kind: str = RULE  # one of KINDS; "card": the game card made from the header (indexer/game_card.py)
 
     @property
     def is_card(self) -> bool:
@@ -46,18 +51,24 @@ def _join(title: str | None, lines: tuple[Line, ...]) -> str:
 
 
 def _units(block: Block):
-    """(title, text, lines) for each passage a block yields."""
+    """(title, text, lines, kind) for each passage a block yields."""
     if block.kind == "qa":
-        yield block.title, _join(None, block.lines), block.lines
+        yield block.title, _join(None, block.lines), block.lines, "question"
     elif block.kind == "bullets":
         for title, line in block.items:
-            yield title, _join(title, (line,)), (line,)
+            kind = line.kind or ("step" if STEP.match(title or line.text) else "term" if title else RULE)
+            yield title, _join(title, (line,)), (line,), kind
     elif block.kind == "table":
-        for line in block.lines:  # one row, one passage
-            yield None, line.text, (line,)
+        caption = block.caption
+        for line in block.lines:  # one row, one passage; the caption over it, like its header, a label that is
+            # not cited (the row's own page is)
+            if caption is None:
+                yield None, line.text, (line,), "row"
+            else:
+                yield caption.text, _join(caption.text, (line,)), (line,), "row"
     else:
         for unit in _paragraphs(block.lines):
-            yield None, _join(None, unit), unit
+            yield None, _join(None, unit), unit, unit[0].kind or RULE
 
 
 def _paragraphs(lines: tuple[Line, ...]):
@@ -99,7 +110,7 @@ def passages_of(doc: GameDoc) -> list[Passage]:
     first = card_passage(doc, seen)
     out = [first] if first else []
     for block in doc.blocks:
-        for title, text, lines in _units(block):
+        for title, text, lines, kind in _units(block):
             out.append(
                 Passage(
                     id=_passage_id(doc.game.id, block.section, text, seen),
@@ -109,6 +120,7 @@ def passages_of(doc: GameDoc) -> list[Passage]:
                     pages=_pages(lines),
                     text=text,
                     line=lines[0].number,
+                    kind=kind,
                 )
             )
     return out

@@ -240,8 +240,9 @@ def navigation(path: Path) -> tuple[list[str], list[str]]:
     c.save()
     nav = ([t for t, _ in SECTIONS] + ["Tableau 1 : points de fin de partie 3"] + [f"{t}, {p}" for t, p in INDEX]
            + MENUS + ["Retour au sommaire"] + LEGAL)
-    kept = rules + more + ["Tableau 1 : points de fin de partie", "Cartes : Rivière ; Points : 2",
-                           "Cartes : Talon ; Points : 1", "Sur la version en ligne :"]
+    caption = "Tableau 1 : points de fin de partie"  # joined to its table: each row carries it
+    kept = rules + more + [f"{caption}\nCartes : Rivière ; Points : 2", f"{caption}\nCartes : Talon ; Points : 1",
+                           "Sur la version en ligne :"]
     return kept, nav
 
 

@@ -42,6 +42,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     """`lexicon_groups`: the generic players' lexicon (service/engine/data/lexicon.json), from which the `lexique:`
     proposal for the rulebook's components is drawn."""
     from indexer.corpus import read_game
+    from indexer.pdf.kinds import mark_kinds
     from indexer.pdf.layout import finish, open_pdf, page_labels, read_page
     from indexer.pdf.numbering import mark_running, number_pages
     from indexer.pdf.navigation import drop_blocks
@@ -93,7 +94,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     mark_running(pages, numbers)
     pages = [finish(page) if page is not None else None for page in pages]
     left_out = Counter()
-    blocks = drop_blocks(group_units(build_blocks(pages, numbers, left_out)), left_out)
+    blocks = mark_kinds(drop_blocks(group_units(build_blocks(pages, numbers, left_out)), left_out))
     if not blocks:
         raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
     card, lexique, todo = _box_facts(pages, numbers, blocks, lexicon_groups)

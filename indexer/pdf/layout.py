@@ -5,12 +5,15 @@ first (tables.py), then read them in order (columns resolved).
   decided across pages by `numbering`, then put back in reading order if they are neither.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import PdfError
 from indexer.pdf.lines import TextLine, segments
 from indexer.pdf.text import LEADER, normalise, reads_as_text
+
+BULLET_TEXT = re.compile(r"^[•▪◦‣●■□➢►✓–—*+-]\s")
 
 EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
 EDGE_ROWS = 2  # rows at each end that may be running text or carry the page number
@@ -224,6 +227,18 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
     return out
 
 
+def _restore_bullets(lines: list[TextLine], marks: list[tuple]) -> None:
+    """A bullet drawn as a shape (Chromium's list discs) is no character: written back as "•" before the line
+    it marks, so that each item of the list starts as one (structure.BULLET)."""
+    for _, top, x1, bottom in marks:
+        middle = (top + bottom) / 2
+        for line in lines:
+            if (line.top <= middle <= line.bottom and bottom - top < line.size and 0 <= line.x0 - x1 < 1.5 * line.size
+                    and not BULLET_TEXT.match(line.text)):
+                line.text = "• " + line.text
+                break
+
+
 def read_page(doc, index: int) -> PageText | None:
     """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead)."""
     from indexer.pdf.chars import page_chars
@@ -259,6 +274,7 @@ def read_page(doc, index: int) -> PageText | None:
     for line in lines:
         line.link = any(x0 <= line.x0 + 1 and line.x1 - 1 <= x1 and top <= (line.top + line.bottom) / 2 <= bottom
                         for x0, top, x1, bottom in links)
+    _restore_bullets(lines, rules.marks if rules else [])
     lines += [table_line(table) for table in tables + more]
     page = split_page(index, w, h, lines, chars.rotation)
     edges = {id(piece) for row in page.edges for piece in row.pieces}

@@ -5,10 +5,12 @@ that touch are merged into one rule, so a table drawn cell by cell has the same 
 """
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 THIN = 2.5  # points: a path this thin in one direction is a rule
 MIN_LENGTH = 4.0  # points: shorter marks are dots, ticks or glyph pieces
+# A list's bullet drawn as a shape, not a glyph (Chromium's discs and squares): small, about as wide as high.
+MARK_SIZE = (1.5, 8.0)
 MAX_OBJECTS = 20000  # a page with more drawing objects (a drawing, music) is not read for rules
 PATH = 2  # FPDF_PAGEOBJ_PATH
 
@@ -26,6 +28,7 @@ class Rule:
 class Rules:
     horizontal: list[Rule]
     vertical: list[Rule]
+    marks: list[tuple[float, float, float, float]] = field(default_factory=list)  # x0, top, x1, bottom
 
 
 _FAST: dict = {}
@@ -57,7 +60,7 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
     left, _, _, top = box
     l, b, r, t = (ctypes.c_float() for _ in range(4))
     refs = [ctypes.byref(v) for v in (l, b, r, t)]
-    horizontal, vertical = [], []
+    horizontal, vertical, marks = [], [], []
     get, kind, bounds = fast["FPDFPage_GetObject"], fast["FPDFPageObj_GetType"], fast["FPDFPageObj_GetBounds"]
     for i in range(count):
         obj = get(handle, i)
@@ -68,7 +71,9 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
             horizontal.append(Rule(top - (t.value + b.value) / 2, l.value - left, r.value - left))
         elif width <= THIN and height >= MIN_LENGTH:
             vertical.append(Rule((l.value + r.value) / 2 - left, top - t.value, top - b.value))
-    return Rules(merge(horizontal), merge(vertical))
+        elif MARK_SIZE[0] <= min(width, height) and max(width, height) <= MARK_SIZE[1] and width < 1.6 * height < 2.6 * width:
+            marks.append((l.value - left, top - t.value, r.value - left, top - b.value))
+    return Rules(merge(horizontal), merge(vertical), marks)
 
 
 def merge(rules: list[Rule], tolerance: float = 1.2) -> list[Rule]:

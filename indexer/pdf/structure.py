@@ -36,7 +36,7 @@ class Block:
     pages: list[int] = field(default_factory=list)
     # Where the block's lines are printed: (printed page, x0, top, x1, bottom) as fractions of the page.
     boxes: list[tuple] = field(default_factory=list)
-    title: str = ""  # term: the term (text: its definition); qa: the question (text: the answer)
+    title: str = ""  # term: the term (text: its definition); qa: the question (text: the answer); table: its caption
     header: list[str] | tuple = ()  # table: the header's cells, empty when it has none
     rows: list[tuple] | tuple = ()  # table: (cells, printed page, box) per row
     bold: bool = False  # its first line mostly bold
@@ -44,7 +44,8 @@ class Block:
     link: bool = False  # its first line is a link of its own
     mono: bool = False  # its first line is in a monospace font (code)
     ruled: bool = False  # table: drawn with rules (else found from aligned pieces)
-    title_pages: list[int] | tuple = ()  # term, qa: the pages of the title's lines
+    title_pages: list[int] | tuple = ()  # term, qa, a captioned table: the pages of the title's lines
+    role: str | None = None  # what the passage is when its form does not say it (kinds.py): example, meta, …
     text_pages: list[int] | tuple = ()  # term, qa: the pages of the text's lines
     _first: TextLine | None = None
     _last: TextLine | None = None
@@ -104,8 +105,9 @@ def _box(page: PageText, number: int, line: TextLine) -> tuple:
 
 
 def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: int, pitch: float = 0.0,
-               edge: float | None = None) -> bool:
-    """`edge`: the right edge of justified text in the line's column (None when ragged)."""
+               edge: float | None = None, right: float | None = None) -> bool:
+    """`edge`: the right edge of justified text in the line's column (None when ragged); `right`: the furthest
+    right the lines that start where the block's last one does reach (its margin's right edge)."""
     last = block._last
     if block.kind in ("row", "table") or line.table is not None:  # a row of pieces, a table: one line
         return False
@@ -133,8 +135,12 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
             return False
         # An indented first line, or the line after an indented quote: a new paragraph. But the second line
         # of a paragraph whose first line is indented, or of an item hanging under its number, goes on.
-        second = len(block.boxes) == 1 and (line.x0 < last.x0 if block.kind == "p" else
-                                            block.kind == "li" and line.x0 > last.x0)
+        # A one-line sentence that had room for the next word, over a line set further left: the text broke
+        # there on purpose (a definition's one line before the next term), not a paragraph's indented start.
+        early = (right is not None and len(block.boxes) == 1 and line.x0 < last.x0 and ENDS_SENTENCE.search(block.text) is not None
+                 and last.x1 + _first_word_width(line) + line.size < right)
+        second = len(block.boxes) == 1 and not early and (line.x0 < last.x0 if block.kind == "p" else
+                                                          block.kind == "li" and line.x0 > last.x0)
         if ENDS_SENTENCE.search(block.text) and abs(line.x0 - last.x0) > 0.8 * line.size and not second:
             return False
         if ENDS_SENTENCE.search(block.text) and line.lead_bold >= 2:
@@ -150,6 +156,29 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
         return line.top - last.bottom < 0.6 * line.size
     # Over a column or page break: only an unfinished sentence that goes on in lowercase.
     return block.kind != "h" and not ENDS_SENTENCE.search(block.text) and line.text[:1].islower()
+
+
+def _first_word_width(line: TextLine) -> float:
+    word = line.text.split(" ", 1)[0]
+    return len(word) * (line.x1 - line.x0) / max(len(line.text), 1)
+
+
+def _right_edges(stream) -> dict[tuple[int, int], dict[int, float]]:
+    """(page index, column) -> left margin rounded to 2 pt -> the furthest right its lines reach."""
+    out: dict[tuple[int, int], dict[int, float]] = {}
+    for page, _, line in stream:
+        if line.table is None:
+            margins = out.setdefault((page.index, line.column), {})
+            margin = round(line.x0 / 2)
+            margins[margin] = max(margins.get(margin, 0.0), line.x1)
+    return out
+
+
+def _right_of(rights: dict, page_index: int, line: TextLine) -> float | None:
+    """The right edge of the lines that start at the line's margin or left of it (the column's own, where an
+    indented definition sits under its term)."""
+    margin = round(line.x0 / 2) + 1
+    return max((r for m, r in rights.get((page_index, line.column), {}).items() if m <= margin), default=None)
 
 
 def _pitches(stream) -> dict[float, float]:
@@ -222,6 +251,7 @@ def build_blocks(pages: list[PageText | None], numbers: list[int | None], left_o
     styles = _Styles([line for _, _, line in stream if line.table is None])
     pitches = _pitches(stream)
     edges = _justified(stream, styles.body)
+    rights = _right_edges(stream)
     paragraphs = Counter((page.index, line.para) for page, _, line in stream if line.para is not None)
     vocabulary = {w.lower() for _, _, line in stream for w in WORD.findall(line.text)}
     blocks: list[Block] = []
@@ -244,7 +274,8 @@ def build_blocks(pages: list[PageText | None], numbers: list[int | None], left_o
             text = BULLET.sub("", text)
         if current is not None and _continues(current, kind, level, line, page.index,
                                               pitches.get(round(line.size * 2) / 2, 0.0),
-                                              edges.get((page.index, line.column))):
+                                              edges.get((page.index, line.column)),
+                                              _right_of(rights, current._last_page, current._last)):
             if current.text.endswith("-") and current.text[-2:-1].isalpha():
                 current.text = join_hyphenated(current.text, text, vocabulary)
             else:

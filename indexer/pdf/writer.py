@@ -45,11 +45,15 @@ def _cell(text: str) -> str:
 
 
 def _table(block: Block, out: list[str], layout: list[dict]) -> None:
-    """A Markdown table: its header (empty cells when it has none), then a row a line, each citing its page."""
+    """A Markdown table: its caption right over it (each row carries it), its header (empty cells when it has
+    none), then a row a line, each citing its page."""
     from indexer.corpus import row_text
 
     width = len(block.rows[0][0])
     header = [_cell(c) for c in (block.header or [""] * width)]
+    if block.title:
+        out.append(f"{_safe(block.title)} {page_ref(block.title_pages)}")
+        layout.append({"text": block.title, "boxes": []})
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * width]
     for cells, page, box in block.rows:
         cells = [_cell(c) for c in cells]
@@ -70,6 +74,7 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
     layout = []
     previous = None
     for block in blocks:
+        start = len(out)
         text = _safe(block.text) if block.kind != "li" else _PAGE_REF.sub("(" + WORD_JOINER, block.text)
         boxes = [list(b) for b in block.boxes]
         if block.kind == "h":
@@ -108,6 +113,8 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
                 out.append("")
             out.append(f"{text} {page_ref(block.pages)}")
             layout.append({"text": text, "boxes": boxes})
+        if block.role and len(out) > start and block.kind in ("p", "li", "term", "row"):
+            out[-1] += f" {{{block.role}}}"
         previous = block
     return "\n".join(out).rstrip() + "\n", layout
 
