@@ -41,6 +41,15 @@ class Passage:
         return cls(**{**data, "pages": tuple(data["pages"])})
 
 
+FRAGMENT_WORDS = 5
+
+
+def is_fragment(passage: Passage) -> bool:
+    """A passage too short to say anything alone (a heading or a sentence's end cut off): under five words,
+    and not a table row, a term or the card, whose few words are whole."""
+    return passage.kind not in ("row", "term", card.KIND) and len(passage.text.split()) < FRAGMENT_WORDS
+
+
 def _pages(lines: tuple[Line, ...]) -> tuple[int, ...]:
     return tuple(sorted({page for line in lines for page in line.pages}))
 

@@ -82,7 +82,7 @@ def passages(
         return
     for p in items:
         pages = "p. " + ", ".join(map(str, p.pages)) if p.pages else "sans page"
-        typer.echo(f"[{p.id}] {p.game} · {p.section or '—'} · {pages}")
+        typer.echo(f"[{p.id}] {p.game} · {p.section or '—'} · {pages} · {KIND_NAMES.get(p.kind, p.kind)}")
         typer.echo("    " + p.text.replace("\n", "\n    "))
 
 
@@ -586,6 +586,11 @@ def _calibrate(answerer, embedder, gold, index_dir: Path) -> None:
     typer.echo(str(calibration.save(embedder.model_id, chosen, info["measured"], index_dir, reranker_id=reranker_id)))
 
 
+# The passage kinds (indexer.passages.KINDS) as a player reads them.
+KIND_NAMES = {"rule": "règle", "example": "exemple", "row": "rangée de tableau", "term": "terme", "question": "question",
+              "step": "étape", "reference": "référence", "meta": "méta", "caption": "légende", "card": "fiche"}
+
+
 @app.command("import")
 def import_rulebook(
     pdf: Path = typer.Argument(..., help="Le livret de règles en PDF."),
@@ -618,6 +623,10 @@ def import_rulebook(
     if result.left_out:
         kinds = ", ".join(f"{kind} {n}" for kind, n in result.left_out.items())
         typer.echo(f"rulesqa: laissé de côté (lignes de navigation, à vérifier dans le PDF) : {kinds}", err=True)
+    if result.kinds:
+        kinds = ", ".join(f"{KIND_NAMES.get(kind, kind)} {n}" for kind, n in result.kinds.items())
+        fragments = f" ; dont {result.fragments} fragment(s) de moins de 5 mots, à vérifier" if result.fragments else ""
+        typer.echo(f"rulesqa: passages écrits : {kinds}{fragments}", err=True)
     typer.echo(f"{result.blocks} blocs, pages {result.imported_pages[0]} à {result.imported_pages[-1]} "
                f"(numérotation : {result.numbering}){ocr_note}{skipped}", err=True)
     typer.echo(str(result.markdown))

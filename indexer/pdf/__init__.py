@@ -30,6 +30,8 @@ class ImportResult:
     card: dict  # the card fields read on the cover or box pages (header keys), to be checked
     lexique_todo: list  # component nouns the lexique proposal could not fill
     left_out: dict = field(default_factory=dict)  # navigation lines left out, by kind (navigation.py)
+    kinds: dict = field(default_factory=dict)  # passages written, by kind (indexer.passages.KINDS), card aside
+    fragments: int = 0  # of them, passages too short to say anything alone (indexer.passages.is_fragment)
 
 
 MAX_PAGES = 500  # default page limit of an import (RULESQA_IMPORT_MAX_PAGES, `rulesqa import --max-pages`)
@@ -42,6 +44,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     """`lexicon_groups`: the generic players' lexicon (service/engine/data/lexicon.json), from which the `lexique:`
     proposal for the rulebook's components is drawn."""
     from indexer.corpus import read_game
+    from indexer.passages import is_fragment, passages_of
     from indexer.pdf.kinds import mark_kinds
     from indexer.pdf.layout import finish, open_pdf, page_labels, read_page
     from indexer.pdf.numbering import mark_running, number_pages
@@ -120,7 +123,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
         probe = Path(tmp) / f"{game_id}.md"
         probe.write_text(markdown, encoding="utf-8")
         try:
-            read_game(probe)
+            written = [p for p in passages_of(read_game(probe)) if not p.is_card]
         except CorpusError as exc:
             raise PdfError(f"import incohérent ({exc.reason}) : signalez ce PDF") from None
 
@@ -132,7 +135,8 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     write_atomic(target, markdown.encode("utf-8"))  # last: the game exists once its text does
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
     return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
-                        len(scanned) if ocr else 0, len(blocks), card, todo, dict(left_out))
+                        len(scanned) if ocr else 0, len(blocks), card, todo, dict(left_out),
+                        dict(Counter(p.kind for p in written).most_common()), sum(map(is_fragment, written)))
 
 
 def _box_facts(pages, numbers, blocks, lexicon_groups) -> tuple[dict, str, list]:

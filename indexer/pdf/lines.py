@@ -127,7 +127,11 @@ def segments(chars, fonts, columns: list[float] = ()) -> list[TextLine]:
         # line may squeeze word gaps to a fifth of an em, a tracked title widen letter gaps.
         spacing = min(max(_median(gaps), 0.0), 0.2) if gaps else 0.0
         wide = [g for g in gaps if g > spacing + 0.08]
-        words_gap = _median(wide) - spacing if len(wide) >= 2 else 2 * WORD_GAP
+        # Where the producer wrote spaces, their gaps are the line's word spacing too: a space it left out
+        # (Chromium's after "Exemple :") is then a gap of that width.
+        spaced = [(b.x0 - a.x1) / em - spacing for a, b in zip(row, row[1:]) if b.space_before]
+        words_gap = (_median(wide) - spacing if len(wide) >= 2 else
+                     _median(spaced) if spaced and _median(spaced) > 0.1 else 2 * WORD_GAP)
         threshold = (spacing + max(0.06, min(WORD_GAP, words_gap / 2))) * em
         piece, word, words = [row[0]], [row[0].text], []
         marks = _raised(row[0], em)  # the word so far is only a raised mark (a footnote number)

@@ -99,19 +99,22 @@ def _index_table(block: Block) -> bool:
     return bool(cells) and sum(1 for c in cells if INDEX_ENTRY.match(c)) >= 0.8 * len(cells)
 
 
-def _targets(blocks: list[Block]) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
-    """Where each heading and each caption is printed (key -> pages). A caption is a "Tableau 3 : ..."
-    line next to a table or a picture, not one of a list of them."""
+def _targets(blocks: list[Block]) -> tuple[dict[str, set[int]], dict[str, set[int]], dict[str, int]]:
+    """Where each heading and each caption is printed (key -> pages), and the last block each is (key ->
+    position). A caption is a "Tableau 3 : ..." line next to a table or a picture, not one of a list of them."""
     headings: dict[str, set[int]] = {}
     captions: dict[str, set[int]] = {}
+    last: dict[str, int] = {}
     for i, b in enumerate(blocks):
         if b.kind == "h":
             headings.setdefault(key(b.text), set()).update(b.pages)
+            last[key(b.text)] = i
         elif b.kind == "p" and CAPTION.match(b.text):
             around = [blocks[j] for j in (i - 1, i + 1) if 0 <= j < len(blocks)]
             if not any(x.kind in ("p", "li", "row") and CAPTION.match(x.text) for x in around):
                 captions.setdefault(key(b.text), set()).update(b.pages)
-    return headings, captions
+                last[key(b.text)] = i
+    return headings, captions, last
 
 
 def _page_number(text: str) -> int | None:
@@ -121,11 +124,12 @@ def _page_number(text: str) -> int | None:
 
 def drop_blocks(blocks: list[Block], counts: Counter) -> list[Block]:
     """Blocks without the tables of contents, lists of tables, indexes and legal boilerplate."""
-    headings, captions = _targets(blocks)
+    headings, captions, last = _targets(blocks)
 
-    def entry(text: str, pages: list[int], strict: bool = False) -> str | None:
+    def entry(text: str, pages: list[int], at: int, strict: bool = False) -> str | None:
         """TOC or LOT for an entry: it names a heading (a caption) printed on another page, on the page
-        it gives if it gives one; a heading itself must give it."""
+        it gives if it gives one; a heading itself must give it. Without a page number, a heading printed
+        further on the same page will do (a web page's table of contents, over the sections it links)."""
         if len(text) > 120:
             return None
         k = key(text)
@@ -136,16 +140,18 @@ def drop_blocks(blocks: list[Block], counts: Counter) -> list[Block]:
             where = targets.get(k, set()) - set(pages)
             if where and (number in where if number is not None else not strict):
                 return kind
+            if not strict and number is None and k in targets and last[k] > at:
+                return kind
         return None
 
     kinds: list[str | None] = []
-    for b in blocks:
+    for i, b in enumerate(blocks):
         if b.kind == "table":
-            firsts = [entry(" ".join(cells), [page]) for cells, page, _ in b.rows]
+            firsts = [entry(" ".join(cells), [page], i) for cells, page, _ in b.rows]
             kinds.append(TOC if sum(1 for f in firsts if f) >= max(2, 0.6 * len(firsts)) else
                          INDEX if _index_table(b) else None)
         elif b.kind in ("p", "li", "row", "h"):
-            kinds.append(entry(b.text, b.pages, strict=b.kind == "h"))
+            kinds.append(entry(b.text, b.pages, i, strict=b.kind == "h"))
         else:
             kinds.append(None)
     _index_runs(blocks, kinds)

@@ -76,8 +76,9 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
     return Rules(merge(horizontal), merge(vertical), marks)
 
 
-def merge(rules: list[Rule], tolerance: float = 1.2) -> list[Rule]:
-    """Collinear rules that touch or overlap (a border drawn cell by cell) become one."""
+def merge(rules: list[Rule], tolerance: float = 1.2, gap: float = 3.0) -> list[Rule]:
+    """Collinear rules that touch, overlap or nearly do (a border drawn cell by cell, cells kept `gap` apart
+    as HTML's default `border-spacing: 2px` does) become one."""
     groups: list[list[Rule]] = []
     for rule in sorted(rules, key=lambda r: r.at):
         if groups and rule.at - groups[-1][-1].at <= tolerance:
@@ -89,7 +90,7 @@ def merge(rules: list[Rule], tolerance: float = 1.2) -> list[Rule]:
         at = sum(r.at for r in group) / len(group)
         span = None
         for rule in sorted(group, key=lambda r: r.start):
-            if span and rule.start <= span[1] + tolerance:
+            if span and rule.start <= span[1] + gap:
                 span[1] = max(span[1], rule.end)
             else:
                 if span:

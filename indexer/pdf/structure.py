@@ -137,7 +137,8 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
         # of a paragraph whose first line is indented, or of an item hanging under its number, goes on.
         # A one-line sentence that had room for the next word, over a line set further left: the text broke
         # there on purpose (a definition's one line before the next term), not a paragraph's indented start.
-        early = (right is not None and len(block.boxes) == 1 and line.x0 < last.x0 and ENDS_SENTENCE.search(block.text) is not None
+        early = (right is not None and len(block.boxes) == 1 and line.x0 < last.x0
+                 and abs(line.x0 + line.x1 - last.x0 - last.x1) > 2 * line.size  # not centred lines and ENDS_SENTENCE.search(block.text) is not None
                  and last.x1 + _first_word_width(line) + line.size < right)
         second = len(block.boxes) == 1 and not early and (line.x0 < last.x0 if block.kind == "p" else
                                                           block.kind == "li" and line.x0 > last.x0)
@@ -145,8 +146,9 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
             return False
         if ENDS_SENTENCE.search(block.text) and line.lead_bold >= 2:
             return False  # a run-in term or title in bold opens the line: the next item of a list
+        centred = abs(line.x0 + line.x1 - last.x0 - last.x1) < 2 * line.size
         if (block.kind == "p" and len(block.boxes) == 1 and len(block.text) <= 60 and not last.mono
-                and line.x0 > last.x0 + 0.8 * line.size):
+                and line.x0 > last.x0 + 0.8 * line.size and not centred):
             return False  # a short line over an indented one: a term over its definition (not code)
         if (edge is not None and ENDS_SENTENCE.search(block.text) and last.x1 < edge - 1.5 * line.size
                 and not line.text[:1].islower()):

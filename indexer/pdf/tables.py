@@ -24,6 +24,7 @@ ALIGN = 4.0  # points: column starts (or ends) this close are one column
 RIVER = 0.8  # font sizes: a white gap this wide across every row separates two columns
 MAX_BASELINES = 40  # a ruled band holding more lines is a framed page, not a table
 SHORT = 30  # characters: the median cell of an unruled table's columns (but the last) is no longer
+DOUBLE = 3.0  # points: two horizontal rules this close are one border drawn twice
 MARKER = re.compile(r"^(?:[•▪◦‣●■□➢►✓–—*+-]|\(?(?:\d{1,2}|[a-zA-Z])[.)])$")
 
 
@@ -60,7 +61,17 @@ def _stacks(rules: Rules) -> list[list]:
                 stacks[-1].append(rule)
                 continue
         stacks.append([rule])
-    return [s for s in stacks if len(s) >= 2]
+    return [_single(s) for s in stacks if len(_single(s)) >= 2]
+
+
+def _single(stack: list) -> list:
+    """A stack's rules, a double border (HTML's separate cell borders: each cell's own bottom and the next
+    one's top, two points apart) counted once."""
+    out = [stack[0]]
+    for rule in stack[1:]:
+        if rule.at - out[-1].at > DOUBLE:
+            out.append(rule)
+    return out
 
 
 def _inner_verticals(stack, rules: Rules) -> bool:

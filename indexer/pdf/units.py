@@ -15,7 +15,7 @@ a `Q:` block); without this, the term or the question is a passage of its own an
 import re
 from collections import Counter
 
-from indexer.pdf.structure import Block
+from indexer.pdf.structure import CAPTION, Block
 
 TERM_CHARS, TERM_WORDS = 60, 10
 QUESTION_CHARS = 220
@@ -49,7 +49,8 @@ def _question(block: Block, faq: bool, body: float) -> bool:
 def _term_like(block: Block) -> bool:
     text = block.text
     return ((block.kind in ("h", "p") or block.kind == "li" and block.numbered) and len(text) <= TERM_CHARS
-            and len(text.split()) <= TERM_WORDS and not ENDS.search(text) and bool(re.search(r"\w", text)))
+            and len(text.split()) <= TERM_WORDS and not ENDS.search(text) and bool(re.search(r"\w", text))
+            and not CAPTION.match(text))
 
 
 def _under(term: Block, text: Block) -> bool:

@@ -1,0 +1,155 @@
+"""Real layouts other people print (issue 33): a rulebook written as a web page with the browser's default
+styles, printed by chromium. One small PDF per failure class seen on real manuals: each unit one passage,
+with its kind, nothing of the navigation, no fragment."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from indexer.corpus import read_game
+from indexer.passages import is_fragment, passages_of
+from indexer.pdf import import_pdf
+from tests.html_pdf import INTRO_PARAGRAPHS, filler, page, print_html
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("Debian's chromium is missing (make browser-deps)")
+    pytest.importorskip("playwright.sync_api")
+
+
+def imported(tmp_path: Path, body: str, style: str = ""):
+    pdf = print_html(page(body, style=style), tmp_path / "regles.pdf")
+    result = import_pdf(pdf, tmp_path, "conquete", "Conquête")
+    passages = [p for p in passages_of(read_game(result.markdown)) if not p.is_card]
+    assert [p.text for p in passages[:2]] == list(INTRO_PARAGRAPHS)  # the page's opening, the same every time
+    return pdf, result, passages[2:]
+
+
+def texts(passages) -> dict[str, tuple[str, tuple[int, ...]]]:
+    return {p.text: (p.kind, p.pages) for p in passages}
+
+
+def page_texts(pdf: Path) -> list[str]:
+    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, check=True).stdout
+    return [re.sub(r"\s+", " ", text) for text in out.decode("utf-8").split("\f")]
+
+
+ITEMS = ["Mélangez les cartes et formez le talon.", "Distribuez cinq armées à chaque joueur.",
+         "Le plus jeune joueur commence la partie."]
+
+
+def test_a_bulleted_list_drawn_with_discs_is_one_item_a_passage(chromium, tmp_path):
+    # Chromium draws a list's discs as shapes, not characters: the three items came out as one line.
+    body = ("<h2>Mise en place</h2><p>La mise en place se fait en trois gestes simples.</p>"
+            f"<ul>{''.join(f'<li>{t}</li>' for t in ITEMS)}</ul>")
+    _, result, passages = imported(tmp_path, body)
+    got = texts(passages)
+    for item in ITEMS:
+        assert got.get(item) == ("rule", (1,)), (item, got)
+    assert "\n".join(f"- {t} (p. 1)" for t in ITEMS) in result.markdown.read_text("utf-8")
+
+
+TERMS = [("héros", "Le personnage contrôlé par le joueur pendant toute la partie."),
+         ("manche", "Une suite de tours où chaque joueur joue une fois."),
+         ("renfort", "Les armées reçues au début du tour.")]
+
+
+def test_a_definition_list_is_terms_each_with_its_definition(chromium, tmp_path):
+    # <dl> in default styles: the term on its line, the definition indented under it. The term was a passage
+    # alone and its one-line definition was glued to the next term.
+    body = f"<h2>Glossaire</h2><dl>{''.join(f'<dt>{t}</dt><dd>{d}</dd>' for t, d in TERMS)}</dl>"
+    _, _, passages = imported(tmp_path, body)
+    assert texts(passages) == {f"{t}\n{d}": ("term", (1,)) for t, d in TERMS}
+
+
+SECTIONS = ["Mise en place", "Le tour de jeu", "Fin de la partie"]
+
+
+def test_a_table_of_contents_over_the_sections_it_links_is_navigation(chromium, tmp_path):
+    # A web page's contents: a list of links, no page numbers, printed on the page of the sections it names.
+    toc = "".join(f'<li><a href="#s{i}">{t}</a></li>' for i, t in enumerate(SECTIONS))
+    body = f"<h2>Sommaire</h2><ol>{toc}</ol>" + "".join(
+        f'<h2 id="s{i}">{i + 1}. {t}</h2><p>{t} : chaque joueur agit à son tour dans le sens des aiguilles.</p>'
+        for i, t in enumerate(SECTIONS))
+    _, result, passages = imported(tmp_path, body)
+    assert [(p.section, p.text) for p in passages] == [
+        (f"{i + 1}. {t}", f"{t} : chaque joueur agit à son tour dans le sens des aiguilles.") for i, t in enumerate(SECTIONS)]
+    assert result.left_out.get("sommaire") == len(SECTIONS)
+
+
+def test_a_caption_joins_its_table_and_every_row_carries_its_header_over_a_page_break(chromium, tmp_path):
+    rows = [(f"Manche {i}", f"{3 * i} points") for i in range(1, 41)]
+    body = (f"<h2>Le score</h2>{filler(14)}<p>Chaque manche rapporte des points selon le tableau suivant.</p>"
+            "<table><caption>Tableau 1. Points par manche</caption><thead><tr><th>Manche</th><th>Points</th></tr>"
+            f"</thead><tbody>{''.join(f'<tr><td>{a}</td><td>{b}</td></tr>' for a, b in rows)}</tbody></table>")
+    pdf, _, passages = imported(tmp_path, body, "table { border-collapse: collapse } td, th { border: 1px solid }")
+    got = texts(passages)
+    printed = page_texts(pdf)
+    pages = set()
+    for a, b in rows:
+        kind, cited = got[f"Tableau 1. Points par manche\nManche : {a} ; Points : {b}"]
+        assert kind == "row" and len(cited) == 1 and f"{a} {b}" in printed[cited[0] - 1], (a, cited)
+        pages.add(cited[0])
+    assert len(pages) >= 2  # the table does go over a page break
+    assert "Tableau 1. Points par manche" not in got  # never a passage alone
+
+
+def test_credits_are_meta_and_an_example_is_an_example(chromium, tmp_path):
+    body = ("<h2>Le tour</h2><p>À son tour, le joueur déplace une armée vers un territoire voisin.</p>"
+            "<p>Exemple : Anne déplace deux armées de l'Europe vers l'Asie, puis s'arrête.</p>"
+            "<h2>Auteurs</h2><p>Jean Dupont &lt;jean.dupont@example.org&gt;</p><p>Marie Curie</p>"
+            "<p>Traduction : Paul Martin</p>")
+    _, result, passages = imported(tmp_path, body)
+    assert texts(passages) == {
+        "À son tour, le joueur déplace une armée vers un territoire voisin.": ("rule", (1,)),
+        "Exemple : Anne déplace deux armées de l'Europe vers l'Asie, puis s'arrête.": ("example", (1,)),
+        "Jean Dupont <jean.dupont@example.org>": ("meta", (1,)),
+        "Marie Curie": ("meta", (1,)),
+        "Traduction : Paul Martin": ("meta", (1,)),
+    }
+    assert result.kinds == {"meta": 3, "rule": 1 + len(INTRO_PARAGRAPHS), "example": 1}
+    assert result.fragments == 3  # the credits' short lines: counted, and kept apart from the rules (meta)
+    assert "Marie Curie (p. 1) {meta}" in result.markdown.read_text("utf-8")
+
+
+def test_passages_json_and_the_import_say_each_passage_kind(chromium, tmp_path):
+    body = (f"<h2>Glossaire</h2><dl><dt>{TERMS[0][0]}</dt><dd>{TERMS[0][1]}</dd></dl>"
+            "<h2>Questions fréquentes</h2><h3>Peut-on attaquer deux fois dans le même tour ?</h3>"
+            "<p>Oui, tant qu'il reste au moins deux armées sur le territoire qui attaque.</p>"
+            "<table border=1><tr><th>Continent</th><th>Bonus</th></tr><tr><td>Europe</td><td>5</td></tr>"
+            "<tr><td>Asie</td><td>7</td></tr><tr><td>Afrique</td><td>3</td></tr></table>")
+    pdf = print_html(page(body), tmp_path / "regles.pdf")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    run = [sys.executable, "-m", "rulesqa"]
+    out = subprocess.run([*run, "import", str(pdf), "--game", "conquete", "--title", "Conquête", "--corpus",
+                          str(corpus)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    said = next(line for line in out.stderr.splitlines() if "passages écrits" in line).split(" : ", 1)[1]
+    said = said.split(" ; ")[0]
+    assert dict(part.rsplit(" ", 1) for part in said.split(", ")) == {
+        "rangée de tableau": "3", "règle": str(len(INTRO_PARAGRAPHS)), "terme": "1", "question": "1"}
+    listed = subprocess.run([*run, "passages", "--json", "--corpus", str(corpus)], capture_output=True, text=True,
+                            timeout=120)
+    kinds = {p["text"].split("\n")[0]: p["kind"] for p in json.loads(listed.stdout)["passages"]
+             if p["kind"] != "card" and p["text"] not in INTRO_PARAGRAPHS}
+    assert kinds == {"héros": "term", "Peut-on attaquer deux fois dans le même tour ?": "question",
+                     "Continent : Europe ; Bonus : 5": "row", "Continent : Asie ; Bonus : 7": "row",
+                     "Continent : Afrique ; Bonus : 3": "row"}
+
+
+def test_no_fragment_in_a_web_manual(chromium, tmp_path):
+    body = ("<h2>Démarrer une partie</h2><h3>Le menu Jeu</h3><h3>Le talon</h3>"
+            "<p>Le talon est la pile de cartes posée face cachée au centre de la table.</p>"
+            f"<ul>{''.join(f'<li>{t}</li>' for t in ITEMS)}</ul>"
+            f"<h2>Glossaire</h2><dl>{''.join(f'<dt>{t}</dt><dd>{d}</dd>' for t, d in TERMS)}</dl>")
+    _, result, passages = imported(tmp_path, body)
+    assert [p.text for p in passages if is_fragment(p)] == []
+    assert result.fragments == 0
+    assert len(passages) == 1 + len(ITEMS) + len(TERMS)
