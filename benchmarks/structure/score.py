@@ -11,7 +11,13 @@ printed page, table cells kept, navigation passages, glued or split words.
 - navigation passages: passages that hold a navigation line (table of contents, list of tables, index
   entry, menu path on its own, "Retour au sommaire", copyright or licence), whole or as what is left once
   their unit is taken out;
-- glued or split words: words run together ("Europe5") or cut apart ("dé fausse", "dé-fausse"), per word.
+- glued or split words: words run together ("Europe5") or cut apart ("dé fausse", "dé-fausse"), per word;
+- table rows with their header (units given a `header`, benchmarks/realdocs): the row's passage holds every
+  word of its table's header cells;
+- fragments: passages of fewer than 5 words that are no unit whole, nor a table row's or a term's passage,
+  nor navigation, nor mostly `free` text.
+
+A unit given `pages` (every page it runs over) is on its right page when its passage cites exactly those.
 """
 
 import re
@@ -52,13 +58,23 @@ class Score:
     nav: int = 0
     glued: int = 0
     gold_words: int = 0
+    rows: int = 0
+    rows_with_header: int = 0
+    passages: int = 0
+    fragments: int = 0
     failures: list[str] = field(default_factory=list)
+    # (unit, its passage or None when lost, whole, verbatim, right page, the passage holding most of its
+    # words), for benchmarks/realdocs/patterns.py; and the passages counted as navigation or fragments
+    matches: list[tuple] = field(default_factory=list)
+    strays: list[tuple[str, str, tuple[int, ...]]] = field(default_factory=list)
 
     def add(self, other: "Score") -> None:
         for name in ("units", "whole", "verbatim", "right_page", "cells", "cells_kept", "nav", "glued",
-                     "gold_words"):
+                     "gold_words", "rows", "rows_with_header", "passages", "fragments"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
+        self.matches += other.matches
+        self.strays += other.strays
 
 
 def _piece(text: str) -> str:
@@ -106,7 +122,8 @@ def _glued(passages: list[Passage], single: set[str], pairs: set[str]) -> tuple[
 def score(units: list[Unit], nav: list[Nav], passages: list[Passage], printed, free: list[str] = ()) -> Score:
     """`printed(page index)`: the printed number of a PDF page (0-based index). `free`: text that is
     neither a unit nor navigation (the cover's title and tagline), not scored."""
-    s = Score(units=len(units))
+    s = Score(units=len(units), passages=len(passages))
+    whole_in, short_ok = set(), set()
     taken: dict[int, Counter] = {}
     free_words = sum((words(f) for f in free), Counter())
     nav_words = sum((words(n.text) for n in nav), Counter())
@@ -114,7 +131,7 @@ def score(units: list[Unit], nav: list[Nav], passages: list[Passage], printed, f
     for unit in units:
         want = sum((words(p) for p in unit.pieces), Counter())
         allowed = set(sum((words(label) for label in unit.labels), Counter()))
-        best, best_key = None, None
+        best, best_key, most, most_common = None, None, None, 0
         for i, bag in enumerate(bags):
             common = sum((want & bag).values())
             if not common:
@@ -123,16 +140,28 @@ def score(units: list[Unit], nav: list[Nav], passages: list[Passage], printed, f
             key = (common - extra, common)
             if best_key is None or key > best_key:
                 best, best_key = i, key
+            if common > most_common:
+                most, most_common = i, common
         text = fold(" / ".join(unit.pieces))[:90]
         if best is None:
             s.failures.append(f"lost      p.{printed(unit.page)} {unit.kind}: {text}")
             s.cells += len(unit.pieces) if unit.kind == "row" else 0
+            s.rows += bool(unit.header)
+            s.matches.append((unit, None, False, False, False, None))
             continue
         passage, bag = passages[best], bags[best]
         taken[best] = taken.get(best, Counter()) + want + Counter({w: 9 for w in allowed})
         whole = not (want - bag) and not any(w not in allowed for w in (bag - want))
         verbatim = whole and _verbatim(unit, passage.text)
-        page_ok = passage.pages == (printed(unit.page),)
+        page_ok = passage.pages == tuple(printed(p) for p in (unit.pages or (unit.page,)))
+        if whole:
+            whole_in.add(best)
+        if unit.kind in ("row", "term"):
+            short_ok.add(best)
+        if unit.header:
+            s.rows += 1
+            s.rows_with_header += not (words(" ".join(unit.header)) - bag)
+        s.matches.append((unit, passage, whole, verbatim, page_ok, passages[most]))
         s.whole += whole
         s.verbatim += verbatim
         s.right_page += page_ok
@@ -153,7 +182,12 @@ def score(units: list[Unit], nav: list[Nav], passages: list[Passage], printed, f
         mostly = i not in taken and letters and sum(1 for w in letters if w in nav_words) >= 0.6 * len(letters)
         if holds or mostly:
             s.nav += 1
+            s.strays.append(("navigation", passages[i].text, passages[i].pages))
             s.failures.append(f"navigation p.{','.join(map(str, passages[i].pages))}: {fold(passages[i].text)[:100]!r}")
+        elif len(WORD.findall(fold(passages[i].text))) < 5 and i not in whole_in and i not in short_ok:
+            s.fragments += 1
+            s.strays.append(("fragment", passages[i].text, passages[i].pages))
+            s.failures.append(f"fragment  p.{','.join(map(str, passages[i].pages))}: {fold(passages[i].text)!r}")
     single, pairs = _gold_vocabulary(units)
     s.gold_words = sum(len(fold(p).split()) for u in units for p in u.pieces)
     s.glued, seen = _glued(passages, single, pairs)

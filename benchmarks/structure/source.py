@@ -75,6 +75,8 @@ class Unit:
     pieces: tuple[str, ...]  # the texts that must come out verbatim, in order (a row: its cells)
     labels: tuple[str, ...]  # words a passage may carry besides the pieces (its heading, a row's header)
     page: int  # 0-based position of the PDF page
+    header: tuple[str, ...] = ()  # a table row: its header's cells (benchmarks/realdocs)
+    pages: tuple[int, ...] = ()  # every PDF page (0-based) the unit runs over, when more than `page`
 
 
 @dataclass(frozen=True)
