@@ -87,8 +87,10 @@ def shape(text: str) -> str:
 def fetch(work: Path, names: list[str]) -> dict[str, Path]:
     packages = sorted({pkg for name, pkg, _ in PDFS if name in names})
     debs = work / "debs"
-    debs.mkdir()
-    subprocess.run(["apt-get", "download", *packages], cwd=debs, check=True, capture_output=True)
+    debs.mkdir(exist_ok=True)  # --keep: the packages already there are not downloaded again
+    missing = [pkg for pkg in packages if not any(debs.glob(f"{pkg}_*.deb"))]
+    if missing:
+        subprocess.run(["apt-get", "download", *missing], cwd=debs, check=True, capture_output=True)
     root = work / "root"
     for deb in sorted(debs.glob("*.deb")):
         subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
@@ -228,11 +230,12 @@ def imported_lines(md: Path) -> list[tuple[str, list[int], list[str]]]:
     """Each written line's text as printed, its pages and, for a table row, its cells (its header and
     rule lines, which cite no page, are skipped); a term's bullet is its term then its text, a question
     its question."""
+    from indexer.corpus import KIND_MARKER
     from indexer.page_refs import extract_pages
 
     out = []
     for line in md.read_text("utf-8").split("---", 2)[2].splitlines():
-        line = line.strip()
+        line = KIND_MARKER.sub("", line.strip())  # a passage's kind, not its text
         if not line:
             continue
         text, pages = extract_pages(re.sub(r"^(#+|-|Q:)\s+", "", line))
