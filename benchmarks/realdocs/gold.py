@@ -336,13 +336,17 @@ def place(units: list[Unit], pages: list[str], key: int = 30) -> tuple[list[Unit
         if not pieces:
             missing.append(unit)
             continue
-        head, tail = pieces[0][:key], pieces[-1][-key:]
         back = starts[max(page_at(cursor) - 1, 0)]
-        at = text.find(head, cursor)
-        if at < 0:
-            at = text.find(head, back)
-        if at < 0:  # printed out of the source's order (a float, a column): anywhere
-            at = text.find(head)
+        at = -1
+        for size in (3 * key, key):  # a long key first: manuals repeat their openings ("Description : Cette…")
+            head, tail = pieces[0][:size], pieces[-1][-size:]
+            at = text.find(head, cursor)
+            if at < 0:
+                at = text.find(head, back)
+            if at < 0:  # printed out of the source's order (a float, a column): anywhere
+                at = text.find(head)
+            if at >= 0:
+                break
         if at < 0:
             missing.append(unit)
             continue

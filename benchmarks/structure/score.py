@@ -137,7 +137,8 @@ def score(units: list[Unit], nav: list[Nav], passages: list[Passage], printed, f
             if not common:
                 continue
             extra = sum(c for w, c in (bag - want).items() if w not in allowed)
-            key = (common - extra, common)
+            # among equal passages (a manual repeats "Valeur par défaut :"), the one nearest the unit's page
+            key = (common - extra, common, -abs(passages[i].pages[0] - printed(unit.page)) if passages[i].pages else 0)
             if best_key is None or key > best_key:
                 best, best_key = i, key
             if common > most_common:
