@@ -230,12 +230,14 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
 def _restore_bullets(lines: list[TextLine], marks: list[tuple]) -> None:
     """A bullet drawn as a shape (Chromium's list discs) is no character: written back as "•" before the line
     it marks, so that each item of the list starts as one (structure.BULLET)."""
-    for _, top, x1, bottom in marks:
+    for x0, top, x1, bottom in marks:
         middle = (top + bottom) / 2
         for line in lines:
             if (line.top <= middle <= line.bottom and bottom - top < line.size and 0 <= line.x0 - x1 < 1.5 * line.size
                     and not BULLET_TEXT.match(line.text)):
-                line.text = "• " + line.text
+                # The line starts where its bullet does, as with a bullet glyph: its next lines, under the
+                # text, are indented from it.
+                line.text, line.x0 = "• " + line.text, x0
                 break
 
 

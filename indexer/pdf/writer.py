@@ -100,9 +100,9 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
             out.append("")
             layout += [{"text": question, "boxes": boxes}, {"text": text, "boxes": boxes}]
         elif block.kind in ("li", "row"):
-            # A list stays one block (one passage per bullet); the lead line ending with ":" stays with it.
-            glued = previous is not None and (previous.kind == block.kind or
-                                              (previous.kind == "p" and previous.text.endswith(":")))
+            # A list stays one block, one passage per bullet; the lead line ending with ":" is a passage of its
+            # own (glued to it, the corpus reader would make the lead and the whole list one passage).
+            glued = previous is not None and previous.kind == block.kind
             if not glued and out[-1]:
                 out.append("")
             line = f"- {text} {page_ref(block.pages)}" if block.kind == "li" else f"{text} {page_ref(block.pages)}"

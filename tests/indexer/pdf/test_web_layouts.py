@@ -45,13 +45,15 @@ ITEMS = ["Mélangez les cartes et formez le talon.", "Distribuez cinq armées à
 
 
 def test_a_bulleted_list_drawn_with_discs_is_one_item_a_passage(chromium, tmp_path):
-    # Chromium draws a list's discs as shapes, not characters: the three items came out as one line.
-    body = ("<h2>Mise en place</h2><p>La mise en place se fait en trois gestes simples.</p>"
-            f"<ul>{''.join(f'<li>{t}</li>' for t in ITEMS)}</ul>")
+    # Chromium draws a list's discs as shapes, not characters: the three items came out as one line. An
+    # item's second line (under its text, not under its bullet) goes on the item; the lead line ending
+    # with ":" is a passage of its own, not the whole list's.
+    long_item = ("Chaque joueur choisit une couleur, prend les armées de cette couleur et les pose devant lui, à "
+                 "portée de main, avec la carte d'aide qui résume le tour de jeu.")
+    body = ("<h2>Mise en place</h2><p>Pour commencer :</p>"
+            f"<ul>{''.join(f'<li>{t}</li>' for t in [*ITEMS, long_item])}</ul>")
     _, result, passages = imported(tmp_path, body)
-    got = texts(passages)
-    for item in ITEMS:
-        assert got.get(item) == ("rule", (1,)), (item, got)
+    assert texts(passages) == {"Pour commencer :": ("rule", (1,)), **{t: ("rule", (1,)) for t in [*ITEMS, long_item]}}
     assert "\n".join(f"- {t} (p. 1)" for t in ITEMS) in result.markdown.read_text("utf-8")
 
 
