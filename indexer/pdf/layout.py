@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import PdfError
-from indexer.pdf.lines import TextLine, segments
+from indexer.pdf.lines import CELL_GAP, TextLine, segments
 from indexer.pdf.text import LEADER, normalise, reads_as_text
 
 BULLET_TEXT = re.compile(r"^[•▪◦‣●■□➢►✓–—*+-]\s")
@@ -219,9 +219,12 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
             continue
         first = row[0]
         for line in row[1:]:
+            # Pieces a word space apart are one cell: a footnote mark or a superscript set on its own
+            # baseline, not a table's column.
+            cells = first.cells + line.cells - (line.x0 - first.x1 < CELL_GAP * max(first.size, line.size))
             first = TextLine(f"{first.text} {line.text}", first.x0, min(first.top, line.top), line.x1,
                              max(first.bottom, line.bottom), max(first.size, line.size), first.bold and line.bold,
-                             first.column, first.cells + line.cells, first.para, first.baseline,
+                             first.column, cells, first.para, first.baseline,
                              link=first.link and line.link, lead_bold=first.lead_bold, mono=first.mono and line.mono)
         out.append(first)
     return out

@@ -154,7 +154,10 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
                 and not line.text[:1].islower()):
             return False  # justified text: a sentence ended on a short line ends its paragraph
         if pitch:
-            return line.baseline - last.baseline <= pitch * 1.15
+            # An unfinished sentence going on in lower case may sit further down: a browser sets a line
+            # holding inline code or a link in a taller face with more leading.
+            unfinished = not ENDS_CLAUSE.search(block.text) and line.text[:1].islower()
+            return line.baseline - last.baseline <= pitch * (1.6 if unfinished else 1.15)
         return line.top - last.bottom < 0.6 * line.size
     # Over a column or page break: only an unfinished sentence that goes on in lowercase.
     return block.kind != "h" and not ENDS_SENTENCE.search(block.text) and line.text[:1].islower()
@@ -183,24 +186,36 @@ def _right_of(rights: dict, page_index: int, line: TextLine) -> float | None:
     return max((r for m, r in rights.get((page_index, line.column), {}).items() if m <= margin), default=None)
 
 
-def _pitches(stream) -> dict[float, float]:
+def _pitches(stream) -> dict:
     """The usual distance between the baselines of two lines of one paragraph, per font size: the mode of
     the distances between a line and the next one that goes on its sentence in lowercase (a list spaced
-    wider than its paragraphs' lines must not set it), else of all consecutive lines of one size."""
+    wider than its paragraphs' lines must not set it), else of all consecutive lines of one size. Also per
+    font size and left margin (keys (size, margin)), from the wrapped lines alone: a list's items may be
+    set with more leading than the paragraphs around them (DocBook's stylesheets)."""
     seen: dict[float, Counter] = {}
-    wrapped: dict[float, Counter] = {}
+    wrapped: dict = {}
     for (page, _, a), (other, _, b) in zip(stream, stream[1:]):
         if (page is other and a.column == b.column and a.para is None and abs(a.size - b.size) < 0.3
-                and a.table is None and b.table is None):
+                and a.table is None and b.table is None and not a.mono and not b.mono):  # code is set tighter
             delta = b.baseline - a.baseline
             if 0.8 * b.size < delta < 2.5 * b.size:
                 key, step = round(b.size * 2) / 2, round(delta * 2) / 2
                 seen.setdefault(key, Counter())[step] += 1
                 if not ENDS_CLAUSE.search(a.text) and b.text[:1].islower():
                     wrapped.setdefault(key, Counter())[step] += 1
-    out = {size: c.most_common(1)[0][0] for size, c in seen.items() if sum(c.values()) >= 3}
-    out.update({size: c.most_common(1)[0][0] for size, c in wrapped.items() if sum(c.values()) >= 2})
+                    wrapped.setdefault((key, _margin(b)), Counter())[step] += 1
+    out: dict = {size: c.most_common(1)[0][0] for size, c in seen.items() if sum(c.values()) >= 3}
+    out.update({key: c.most_common(1)[0][0] for key, c in wrapped.items() if sum(c.values()) >= 2})
     return out
+
+
+def _margin(line: TextLine) -> int:
+    return round(line.x0 / 2)
+
+
+def _pitch(pitches: dict, line: TextLine) -> float:
+    size = round(line.size * 2) / 2
+    return pitches.get((size, _margin(line))) or pitches.get(size, 0.0)
 
 
 def _justified(stream, body: float) -> dict[tuple[int, int], float]:
@@ -275,7 +290,7 @@ def build_blocks(pages: list[PageText | None], numbers: list[int | None], left_o
         elif kind == "li" and not numbered:
             text = BULLET.sub("", text)
         if current is not None and _continues(current, kind, level, line, page.index,
-                                              pitches.get(round(line.size * 2) / 2, 0.0),
+                                              _pitch(pitches, line),
                                               edges.get((page.index, line.column)),
                                               _right_of(rights, current._last_page, current._last)):
             if current.text.endswith("-") and current.text[-2:-1].isalpha():
