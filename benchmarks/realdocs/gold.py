@@ -185,6 +185,12 @@ class _Reader:
         if tag == "table":
             self.table(el, labels)
             return
+        if "table" in classes and tag == "div":  # DocBook: <p class="title">Tableau 7.9. …</p> over the table
+            title = next((c for c in el if _tag(c) == "p" and "title" in _classes(c)), None)
+            table = el.find(".//table")
+            if title is not None and table is not None:
+                self.table(table, labels, inline_text(title))
+                return
         if tag in ("caption", "figcaption"):
             self.unit("caption", [inline_text(el)], labels)
             return
@@ -251,7 +257,8 @@ class _Reader:
                     self.walk(block, (*labels, question))
                 question = None
 
-    def table(self, el, labels) -> None:
+    def table(self, el, labels, title: str = "") -> None:
+        """A caption (or DocBook's title over the table) joins its table: a label of each row, no unit."""
         rows = [r for r in el.iter("tr")]
         if el.get("summary") in ("Note", "Warning", "Tip", "Caution", "Important") or (
                 (el.get("border") == "0" or el.get("role") == "presentation") and "table" not in _classes(el)):
@@ -262,8 +269,7 @@ class _Reader:
                     self.unit("p", [cell.text], labels)
             return
         caption = el.find("caption")
-        if caption is not None:
-            self.unit("caption", [inline_text(caption)], labels)
+        caption = inline_text(caption) if caption is not None else title
         header: list[str] = []
         for row in rows:
             cells = [c for c in row if _tag(c) in ("td", "th")]
@@ -273,7 +279,8 @@ class _Reader:
             if in_head or (not header and cells and all(_tag(c) == "th" for c in cells)):
                 header += texts
                 continue
-            self.unit("row", texts, (*labels, *header), header=[h for h in header if h])
+            self.unit("row", texts, (*labels, *([caption] if caption else []), *header),
+                      header=[h for h in header if h])
 
 
 def read(html: str) -> Gold:

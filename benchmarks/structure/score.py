@@ -84,7 +84,7 @@ def _piece(text: str) -> str:
 def _verbatim(unit: Unit, text: str) -> bool:
     labels = [label for label in unit.labels if label]
     label = "(?i:" + "|".join(_piece(x) for x in labels) + r")\s*:?\s*" if labels else ""
-    pieces = [f"(?:{label})?{_piece(p)}" for p in unit.pieces if p]
+    pieces = [f"(?:{label})*{_piece(p)}" for p in unit.pieces if p]  # a row's caption, then its header
     if unit.kind == "row":
         # Cells need something between them: a row written "Suite longue 5 ou plus 6" has lost its cells.
         between = r"(?:\s*[:;|,\n]\s*" + (rf"|\s+(?={label})" if label else "") + ")"

@@ -3,7 +3,8 @@
 A source is a small line format, one block a line, that every producer (producers.py) renders in its own
 way; since the source is known, so is what the import must write: each unit (paragraph, list item, step
 with its text, term with its definition, question with its answer, table row with all its cells, boxed
-example, caption) one passage, verbatim, on the page it is printed on, and nothing from the navigation.
+example, a figure's caption) one passage, verbatim, on the page it is printed on, a table's caption in each
+of its rows, and nothing from the navigation.
 
     % title: / % tagline: / % author: / % legal: / % index: a, b   the cover, and the index's terms
     === page                      a page break (pages are forced, so every unit's page is known)
@@ -158,10 +159,10 @@ def gold(doc: Document) -> tuple[list[Unit], list[Nav]]:
             elif k in ("step", "term", "faq"):
                 units.append(Unit(k, (item.text, item.detail), (heading,), n))
             elif k == "table":
-                units.append(Unit("caption", (item.text,), (heading,), n))
+                # The caption joins its table (issue 33): a label of each row, as the header is.
                 header = item.rows[0]
                 for row in item.rows[1:]:
-                    units.append(Unit("row", tuple(row), (heading, *header), n))
+                    units.append(Unit("row", tuple(row), (heading, item.text, *header), n))
             elif k in ("menu", "back", "legal"):
                 nav.append(Nav(k, item.text))
             elif k == "toc":
