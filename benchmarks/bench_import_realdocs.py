@@ -11,7 +11,11 @@ scorer is benchmarks/structure/score.py's. Fetching and printing are cached in t
 var/realdocs/), so that a second run only imports again. Not a test (about a quarter of an hour).
 
     .venv/bin/python benchmarks/bench_import_realdocs.py [--cache DIR] [--only PRODUCER ...] [--limit N]
-        [--per-document] [--failures] [--keep DIR] [--jobs N]
+        [--per-document] [--failures] [--keep DIR] [--jobs N] [--rulebooks]
+
+`--rulebooks` measures the 54 invented rulebooks of training/ instead, as web pages under four rulebook
+stylesheets (two columns, boxed examples and questions, a glossary sidebar, tables without rules), printed
+by Chromium.
 """
 
 import argparse
@@ -32,6 +36,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_import_structure import passages  # noqa: E402
 from import_process import run_import  # noqa: E402
+from realdocs import rulebooks  # noqa: E402
 from realdocs.corpus import documents, fetch  # noqa: E402
 from realdocs.gold import place, read  # noqa: E402
 from realdocs.patterns import print_patterns  # noqa: E402
@@ -80,20 +85,29 @@ def main() -> None:
     parser.add_argument("--patterns", type=int, default=10, help="the N most common failure patterns of each "
                                                                      "producer and of all (0: none)")
     parser.add_argument("--jobs", type=int, default=2, help="imports run at once (child processes)")
+    parser.add_argument("--rulebooks", action="store_true", help="the 54 training rulebooks under four rulebook "
+                        "stylesheets (benchmarks/realdocs/rulebooks.py) instead of the manuals; Chromium only "
+                        "unless --only says otherwise")
     args = parser.parse_args()
-    names = [n for n in PRODUCERS if not args.only or any(o.lower() in n.lower() for o in args.only)]
+    only = args.only or (["chromium"] if args.rulebooks else None)
+    names = [n for n in PRODUCERS if not only or any(o.lower() in n.lower() for o in only)]
+    if args.rulebooks and not args.only:
+        names = names[:1]  # Chromium as is: the stylesheets are the layouts measured
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
         sys.exit(f"{', '.join(missing)} introuvable(s) : make realdocs-bench-deps")
     start = time.perf_counter()
-    fetch(args.cache)
-    docs = documents(args.cache)[: args.limit]
+    if args.rulebooks:
+        docs = rulebooks.documents(args.cache)[: args.limit]
+    else:
+        fetch(args.cache)
+        docs = documents(args.cache)[: args.limit]
     golds = {doc.name: read(doc.html.read_bytes()) for doc in docs}
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-import-realdocs-"))
     rows, scored = [], []
     try:
         for name in names:
-            folder = args.cache / "pdf" / slug(name)
+            folder = args.cache / "pdf" / (f"rulebooks-{slug(name)}" if args.rulebooks else slug(name))
             folder.mkdir(parents=True, exist_ok=True)
             made = PRODUCERS[name](docs, folder)
             total, stats, problems, per_doc, excluded = Score(), [], [], [], 0
