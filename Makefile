@@ -7,7 +7,7 @@ CLUSTER_STAMP := $(VENV)/.cluster-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps structure-bench-deps cluster-deps index model gemma-model train calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps structure-bench-deps realdocs-bench cluster-deps index model gemma-model train calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -82,9 +82,20 @@ STRUCTURE_PRODUCERS := libreoffice-writer fonts-liberation2 fonts-crosextra-carl
 structure-bench-deps:
 	@for tool in soffice chromium pandoc pdflatex makeindex groff ps2pdf pdftotext fc-list; do \
 		command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	[ -f /usr/share/groff/current/tmac/s.tmac ] || missing=1; \
 	fc-list : family 2>/dev/null | grep -q "Liberation Serif" || missing=1; \
 	[ -z "$$missing" ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $(STRUCTURE_PRODUCERS) >/dev/null; }
+
+# The structural benchmark on real French manuals (issue 33): 54 HTML pages of six manuals Debian ships
+# (benchmarks/realdocs/SOURCES.md) fetched with apt-get download and dpkg -x, printed by six producers (the
+# structure benchmark's, above) into var/realdocs/ once, then imported and scored against the gold their HTML
+# gives; then the 54 training rulebooks under four rulebook stylesheets. Failing units in var/realdocs/*.txt.
+realdocs-bench: install structure-bench-deps
+	@mkdir -p var/realdocs
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_import_realdocs.py --failures 2>var/realdocs/failures.txt
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_import_realdocs.py --rulebooks --failures \
+		2>var/realdocs/rulebooks-failures.txt
 
 # ruff, and import-linter's contracts (pyproject.toml): the one-way arrows, and an engine free of its faces.
 lint: install
