@@ -7,7 +7,9 @@
 - indexes: runs of four entries or more ("Brume, 3, 6-8") in alphabetical order, or a table of them;
 - menu paths on their own ("Réglages → Narration → Voix grave"; one followed by its indented definition
   is a term, kept);
-- links back ("Retour au sommaire", "Haut de page");
+- links back ("Retour au sommaire", "Haut de page") and a web manual's navigation bar ("Précédent Niveau
+  supérieur Sommaire Suivant");
+- a web manual's table of contents of its other pages: three numbered entries or more, each a link;
 - copyright and licence boilerplate.
 Entries with dot leaders are left out as the blocks are built (structure.LEADER), counted here too.
 """
@@ -25,6 +27,16 @@ MENU_PATH = re.compile(rf"^[^{ARROW}]{{1,60}}(?:\s*[{ARROW}]\s*[^{ARROW}]{{1,60}
 BACK_LINK = re.compile(r"(?i)^\W{0,3}(?:(?:retour|revenir|remonter)\s+(?:au|à\s+la|à\s+l'|en|vers\s+le)\s*"
                        r"(?:sommaire|table\s+des\s+matières|début|haut(?:\s+de\s+(?:la\s+)?page)?|menu|index|accueil)"
                        r"|haut\s+de\s+(?:la\s+)?page|page\s+(?:précédente|suivante))\W{0,3}$")
+# A web manual's navigation bar, printed with the page: only its words ("Précédent Niveau supérieur",
+# "Sommaire | Suivant", Sphinx's "index modules | suivant |").
+NAV_WORD = (r"(?:précédent|suivant|sommaire|niveau\s+supérieur|début|accueil|table\s+des\s+matières|index|modules|"
+            r"haut|remonter|page\s+précédente|page\s+suivante)")
+# Alone, "Sommaire" or "Index" is the title of one, kept; two words or more, or a lone "Suivant", are a bar.
+NAV_BAR = re.compile(rf"(?i)^\W*(?:{NAV_WORD}(?:\s*[|·•»«<>/\s]\s*{NAV_WORD})+|précédent|suivant|niveau\s+supérieur"
+                     rf"|accueil|remonter)\W*$")
+# An entry of a table of contents that links to another page of a web manual: its section number first.
+TOC_LINK = re.compile(r"^(?:(?:chapitre|partie|annexe|section)\s+)?(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.)\s+\S", re.I)
+TOC_RUN = 3
 INDEX_ENTRY = re.compile(r"^(?P<term>[^\W\d][^\d:]{0,58}?)\s*,?\s+\d{1,4}(?:\s*(?:[,–-]|et)\s*\d{1,4})*\.?$")
 LEGAL_TEXT = re.compile(
     r"(?i)©|\(c\)\s*(?:19|20)\d\d|\bcopyright\b|\btous\s+droits\b.{0,80}?\bréservés\b|\ball\s+rights\s+reserved\b"
@@ -55,7 +67,7 @@ def filter_lines(stream: list[tuple], counts: Counter) -> list[tuple]:
     for i, (page, _, line) in enumerate(stream):
         if line.table is not None:
             continue
-        if BACK_LINK.match(line.text):
+        if BACK_LINK.match(line.text) or NAV_BAR.match(line.text):
             drop.add(i)
             counts[BACK] += 1
         elif MENU_PATH.match(line.text) and all(len(s.split()) <= 6 for s in re.split(f"[{ARROW}]", line.text)):
@@ -155,6 +167,7 @@ def drop_blocks(blocks: list[Block], counts: Counter) -> list[Block]:
         else:
             kinds.append(None)
     _index_runs(blocks, kinds)
+    _link_runs(blocks, kinds)
     out = []
     for i, b in enumerate(blocks):
         kind = kinds[i]
@@ -169,6 +182,24 @@ def drop_blocks(blocks: list[Block], counts: Counter) -> list[Block]:
         else:
             counts[kind] += len(b.rows) if b.kind == "table" else 1
     return out
+
+
+def _link_runs(blocks: list[Block], kinds: list) -> None:
+    """A web manual's table of contents of other pages: runs of numbered entries, each a link of its own."""
+    run: list[int] = []
+
+    def close():
+        if len(run) >= TOC_RUN:
+            for j in run:
+                kinds[j] = TOC
+
+    for i, b in enumerate(blocks):
+        if kinds[i] is None and b.kind in ("p", "li", "h") and b.link and len(b.text) <= 120 and TOC_LINK.match(b.text):
+            run.append(i)
+            continue
+        close()
+        run = []
+    close()
 
 
 def _index_runs(blocks: list[Block], kinds: list) -> None:

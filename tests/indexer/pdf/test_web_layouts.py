@@ -155,3 +155,18 @@ def test_no_fragment_in_a_web_manual(chromium, tmp_path):
     assert [p.text for p in passages if is_fragment(p)] == []
     assert result.fragments == 0
     assert len(passages) == 1 + len(ITEMS) + len(TERMS)
+
+
+def test_a_web_manuals_navigation_bar_and_contents_of_its_other_pages_are_left_out(chromium, tmp_path):
+    # DocBook's HTML: a bar of links over and under each page, and a chapter's contents linking to the
+    # chapter's other pages (no heading of this page to match, no page number).
+    bar = ('<table width="100%"><tr><td><a href="a.html">Précédent</a></td><td><a href="b.html">Niveau supérieur'
+           '</a></td><td><a href="index.html">Sommaire</a></td><td><a href="c.html">Suivant</a></td></tr></table>')
+    entries = ["1. Partir du bon pied", "2. Premiers pas", "3. Modifier les sources", "4. Fichiers requis"]
+    toc = "".join(f'<li><a href="https://example.org/guide/ch{i}.html">{t}</a></li>' for i, t in enumerate(entries))
+    body = (f"{bar}<h2>Le guide</h2><ul style='list-style: none'>{toc}</ul>"
+            "<p>Ce guide décrit la construction d'un paquet, du premier pas jusqu'à son envoi.</p>"
+            f"{bar}")
+    _, result, passages = imported(tmp_path, body)
+    assert [p.text for p in passages] == ["Ce guide décrit la construction d'un paquet, du premier pas jusqu'à son envoi."]
+    assert result.left_out.get("sommaire") == len(entries)
