@@ -11,6 +11,7 @@ THIN = 2.5  # points: a path this thin in one direction is a rule
 MIN_LENGTH = 4.0  # points: shorter marks are dots, ticks or glyph pieces
 # A list's bullet drawn as a shape, not a glyph (Chromium's discs and squares): small, about as wide as high.
 MARK_SIZE = (1.5, 8.0)
+RECTANGLE_SEGMENTS = 5  # a move and four lines (the last may close it): a rectangle, not a drawing
 MAX_OBJECTS = 20000  # a page with more drawing objects (a drawing, music) is not read for rules
 PATH = 2  # FPDF_PAGEOBJ_PATH
 
@@ -47,6 +48,7 @@ def _fast():
         bind("FPDFPage_GetObject", vp, vp, c.c_int)
         bind("FPDFPageObj_GetType", c.c_int, vp)
         bind("FPDFPageObj_GetBounds", c.c_int, vp, f, f, f, f)
+        bind("FPDFPath_CountSegments", c.c_int, vp)
     return _FAST
 
 
@@ -73,6 +75,12 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
             vertical.append(Rule((l.value + r.value) / 2 - left, top - t.value, top - b.value))
         elif MARK_SIZE[0] <= min(width, height) and max(width, height) <= MARK_SIZE[1] and width < 1.6 * height < 2.6 * width:
             marks.append((l.value - left, top - t.value, r.value - left, top - b.value))
+        elif width >= MIN_LENGTH and height >= MIN_LENGTH and fast["FPDFPath_CountSegments"](obj) <= RECTANGLE_SEGMENTS:
+            # A rectangle, framed or filled: its sides are rules. A table drawn by a stylesheet has a frame
+            # and bands of colour on every other row (zebra stripes) rather than a rule between the rows.
+            y0, y1, x0, x1 = top - t.value, top - b.value, l.value - left, r.value - left
+            horizontal += [Rule(y0, x0, x1), Rule(y1, x0, x1)]
+            vertical += [Rule(x0, y0, y1), Rule(x1, y0, y1)]
     return Rules(merge(horizontal), merge(vertical), marks)
 
 

@@ -52,10 +52,12 @@ def _stacks(rules: Rules) -> list[list]:
             continue
         if stacks:
             first, last = stacks[-1][0], stacks[-1][-1]
-            same_width = abs(last.start - rule.start) <= 3 and abs(last.end - rule.end) <= 3
+            # A frame and the coloured bands inside it (zebra stripes) are one table: a few points inset.
+            inset = max(3.0, 0.03 * (last.end - last.start))
+            same_width = abs(last.start - rule.start) <= inset and abs(last.end - rule.end) <= inset
             # Where the frame has vertical rules, one crosses the gap to this rule, else it is another table.
-            framed = [v for v in rules.vertical if last.start - 2 <= v.at <= last.end + 2
-                      and v.start < last.at + 2 and v.end > first.at - 2]
+            lo, hi = min(r.start for r in stacks[-1]) - 2, max(r.end for r in stacks[-1]) + 2
+            framed = [v for v in rules.vertical if lo <= v.at <= hi and v.start < last.at + 2 and v.end > first.at - 2]
             crossing = any(v.start <= last.at + 2 and v.end >= rule.at - 2 for v in framed)
             if same_width and (crossing or not framed):
                 stacks[-1].append(rule)
@@ -136,8 +138,15 @@ def _rows_of(bands: list[list], cuts) -> tuple[list[list[str]], list, bool]:
     """(rows of cells, their boxes, whether the first row is a header set apart by a rule), from each band's
     pieces (the text between two rules)."""
     if len(bands) >= 3:  # rules between the rows: a band is a row, its lines a cell's wrapped lines
+        first = _lines(bands[0])
+        bold = [all(p.bold for p in line) for line in first]
+        # Zebra stripes from the second row on: the header, in bold, shares the first band with a row.
+        if len(first) >= 2 and bold[0] and not all(bold):
+            head = [p for line, b in zip(first, bold) if b for p in line]
+            bands = [head, [p for line, b in zip(first, bold) if not b for p in line], *bands[1:]]
         made = [_row(band, cuts) for band in bands]
-        return [cells for cells, _ in made], [box for _, box in made], False
+        header = len(first) >= 2 and bold[0] and not all(bold)
+        return [cells for cells, _ in made], [box for _, box in made], header
     rows, boxes = [], []
     if len(bands) == 2:  # a header band (over one line or more) and a body band, booktabs-like
         cells, box = _row(bands[0], cuts)
