@@ -24,6 +24,7 @@ ALIGN = 4.0  # points: column starts (or ends) this close are one column
 RIVER = 0.8  # font sizes: a white gap this wide across every row separates two columns
 MAX_BASELINES = 40  # a ruled band holding more lines is a framed page, not a table
 SHORT = 30  # characters: the median cell of an unruled table's columns (but the last) is no longer
+OPEN_STACKS = 200  # stacks a rule may go on: the latest (a table's frame, past the link underlines inside it)
 DOUBLE = 3.0  # points: two horizontal rules this close are one border drawn twice
 MARKER = re.compile(r"^(?:[•▪◦‣●■□➢►✓–—*+-]|\(?(?:\d{1,2}|[a-zA-Z])[.)])$")
 
@@ -50,20 +51,27 @@ def _stacks(rules: Rules) -> list[list]:
     for rule in sorted(rules.horizontal, key=lambda r: r.at):
         if rule.end - rule.start < 30:
             continue
-        if stacks:
-            first, last = stacks[-1][0], stacks[-1][-1]
-            # A frame and the coloured bands inside it (zebra stripes) are one table: a few points inset.
-            inset = max(3.0, 0.03 * (last.end - last.start))
-            same_width = abs(last.start - rule.start) <= inset and abs(last.end - rule.end) <= inset
-            # Where the frame has vertical rules, one crosses the gap to this rule, else it is another table.
-            lo, hi = min(r.start for r in stacks[-1]) - 2, max(r.end for r in stacks[-1]) + 2
-            framed = [v for v in rules.vertical if lo <= v.at <= hi and v.start < last.at + 2 and v.end > first.at - 2]
-            crossing = any(v.start <= last.at + 2 and v.end >= rule.at - 2 for v in framed)
-            if same_width and (crossing or not framed):
-                stacks[-1].append(rule)
-                continue
-        stacks.append([rule])
+        # The stack this rule goes on: the latest of its width (a link's underline inside a table, narrower,
+        # starts a stack of its own without closing the table's).
+        for stack in reversed(stacks[-OPEN_STACKS:]):
+            if _goes_on(stack, rule, rules):
+                stack.append(rule)
+                break
+        else:
+            stacks.append([rule])
     return [_single(s) for s in stacks if len(_single(s)) >= 2]
+
+
+def _goes_on(stack: list, rule, rules: Rules) -> bool:
+    first, last = stack[0], stack[-1]
+    # A frame and the coloured bands inside it (zebra stripes) are one table: a few points inset.
+    inset = max(3.0, 0.03 * (last.end - last.start))
+    if abs(last.start - rule.start) > inset or abs(last.end - rule.end) > inset:
+        return False
+    # Where the frame has vertical rules, one crosses the gap to this rule, else it is another table.
+    lo, hi = min(r.start for r in stack) - 2, max(r.end for r in stack) + 2
+    framed = [v for v in rules.vertical if lo <= v.at <= hi and v.start < last.at + 2 and v.end > first.at - 2]
+    return not framed or any(v.start <= last.at + 2 and v.end >= rule.at - 2 for v in framed)
 
 
 def _single(stack: list) -> list:
@@ -200,7 +208,7 @@ def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], lis
             continue  # a framed box: text
         at = [r.at for r in stack]
         bands: list[list] = [[] for _ in stack[1:]]
-        for piece in segments(inside, fonts, cuts):
+        for piece in _cell_lines(inside, fonts, cuts, segments):
             bands[min(max(sum(1 for y in at if piece.baseline > y + 0.5) - 1, 0), len(bands) - 1)].append(piece)
         bands = [band for band in bands if band]
         if not bands or any(len(_lines(band)) > MAX_BASELINES for band in bands):
@@ -213,6 +221,15 @@ def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], lis
             tables.append(table)
             used.update(id(c) for c in inside)
     return tables, [c for c in chars if id(c) not in used]
+
+
+def _cell_lines(chars, fonts, cuts: list[float], segments) -> list:
+    """The table's lines, built column by column: a cell's two lines must not be read as one with the
+    one-line cells beside it set halfway between them (cells centred vertically)."""
+    columns: list[list] = [[] for _ in range(len(cuts) + 1)]
+    for c in chars:
+        columns[sum(1 for x in cuts if (c.x0 + c.x1) / 2 > x)].append(c)
+    return [piece for column in columns if column for piece in segments(column, fonts)]
 
 
 def _table(rows, boxes, header, x0, top, x1, bottom, size, ruled) -> Table | None:
