@@ -293,7 +293,9 @@ def build_blocks(pages: list[PageText | None], numbers: list[int | None], left_o
                                               _pitch(pitches, line),
                                               edges.get((page.index, line.column)),
                                               _right_of(rights, current._last_page, current._last)):
-            if current.text.endswith("-") and current.text[-2:-1].isalpha():
+            if current.text.endswith("-") and current.text[-2:-1].isalpha() and current._last.mono:
+                current.text += text  # code is never hyphenated: its hyphen at a line end is its own
+            elif current.text.endswith("-") and current.text[-2:-1].isalpha():
                 current.text = join_hyphenated(current.text, text, vocabulary)
             else:
                 current.text = f"{current.text} {text}"

@@ -114,12 +114,14 @@ def _columns(chars, x0: float, x1: float, top: float, bottom: float, rules: Rule
 
 def _cell_text(pieces) -> str:
     """A cell's pieces in reading order, a word hyphenated at a cell's line end rejoined."""
-    text = ""
+    text, before = "", None
     for line in sorted(pieces, key=lambda line: (round(line.baseline), line.x0)):
         if text.endswith("-") and text[-2:-1].isalpha():
-            text = join_hyphenated(text, line.text, set())
+            # Code is never hyphenated: its hyphen at a line end is its own ("firefox-" / "esr").
+            text = text + line.text if before is not None and before.mono else join_hyphenated(text, line.text, set())
         else:
             text = f"{text} {line.text}".strip()
+        before = line
     return text
 
 

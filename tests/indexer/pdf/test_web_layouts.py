@@ -170,3 +170,34 @@ def test_a_web_manuals_navigation_bar_and_contents_of_its_other_pages_are_left_o
     _, result, passages = imported(tmp_path, body)
     assert [p.text for p in passages] == ["Ce guide décrit la construction d'un paquet, du premier pas jusqu'à son envoi."]
     assert result.left_out.get("sommaire") == len(entries)
+
+
+PACKAGES = [("chromium", "V:37, I:118", "Chromium (navigateur libre de Google)"),
+            ("firefox-esr", "V:194, I:416", "Firefox ESR (Firefox Extended Support Release = Firefox Support à Long "
+                                            "Terme, la version des distributions stables)"),
+            ("lynx", "V:12, I:124", "Lynx (navigateur en mode texte)"),
+            ("links2", "V:1, I:12", "Links (graphique en mode console sans X)")]
+
+
+def _row(cells) -> str:
+    return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+@pytest.mark.parametrize("table", ["border", "zebra"])
+def test_a_stylesheets_table_is_rows_with_their_headers_words(chromium, tmp_path, table):
+    # border: HTML's border="1", each cell framed two points apart, links underlined in the cells, a two-line
+    # cell ("V:37," over "I:118") beside one-line cells centred between its lines. zebra: a frame and a
+    # band of colour every other row, no rule between the rows (DocBook's stylesheets).
+    style = ("td { vertical-align: middle } td:nth-child(2) { width: 3.2em }" if table == "border" else
+             "table { border: 1px solid #aaa } th, td { border-width: 0; padding: 2pt 6pt }"
+             " tbody tr:nth-child(even) { background: #eeeeee }")
+    rows = "".join(_row([f'<a href="https://example.org/{p}"><code>{p}</code></a>', pop, text])
+                   for p, pop, text in PACKAGES)
+    attrs = ' border="1"' if table == "border" else ""
+    body = (f"<h2>Navigateurs</h2><p>Voici les navigateurs que propose la distribution.</p>"
+            f"<table{attrs}><thead><tr><th>paquet</th><th>popcon</th><th>description</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+    _, _, passages = imported(tmp_path, body, style)
+    rows = [p for p in passages if p.kind == "row"]
+    assert [p.text for p in rows] == [f"paquet : {p} ; popcon : {pop} ; description : {text}"
+                                      for p, pop, text in PACKAGES]
