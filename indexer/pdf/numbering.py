@@ -25,6 +25,7 @@ NUMBER_TOKEN = re.compile(r"(?<![\w.,/:\-])(\d{1,4})(?![\w/:\-]|[.,]\d)")
 OF_TOTAL = re.compile(r"(?<![\w.,/])(\d{1,4})\s*/\s*\d{1,4}(?![\w/])")  # "page / pages"
 DASHED = re.compile(r"(?:^|(?<=\s))[-–—]\s*(\d{1,4})\s*[-–—](?=\s|$)")  # "- 12 -", "-12-"
 SECTION = re.compile(r"^\d{1,3}\.\s+(?=[^\W\d_])")  # "1. Présentation": a title's number, first in its row
+LINE_NUMBER = re.compile(r"^\s*\d{1,4}\s+(?=[^\W\d_][\w'’-]*\W+\w)")  # "12 Description: …", "3 mots de plus"
 ROMAN_END = re.compile(r"^[ivxlc]{1,6}$")  # lowercase, first or last word of a row: front matter
 RUNNING_SIZE = 1.3  # a running header is not much larger than the body text (a repeated title may be)
 MIN_EVIDENCE = 0.25  # share of the text pages whose own printed number must confirm a numbering
@@ -43,6 +44,13 @@ def numbers_in(text: str) -> set[int]:
     return {int(n) for n in NUMBER_TOKEN.findall(text) if int(n) >= 1}
 
 
+def _row_text(row) -> str:
+    """An edge row's text for its numbers, without the number that opens a piece of text run on after it:
+    a code listing's line number at a page's foot ("12 Description: …") is no page number, a page number
+    stands apart (a gap, a separator) from the running title beside it."""
+    return " · ".join(LINE_NUMBER.sub("", piece.text) for piece in row.pieces) if row.pieces else row.text
+
+
 def _arabic(label: str) -> int | None:
     return int(label) if label.isdigit() and int(label) >= 1 else None
 
@@ -57,7 +65,7 @@ def _printed(pages: list[PageText | None], count: int) -> tuple[list[int | None]
             continue
         found = set()
         for row in page.edges:
-            found |= numbers_in(row.text)
+            found |= numbers_in(_row_text(row))
             words = row.text.split()
             if words and row.end != "side" and (ROMAN_END.match(words[0]) or ROMAN_END.match(words[-1])):
                 roman.add(page.index)
