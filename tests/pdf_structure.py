@@ -313,3 +313,26 @@ def close_columns(path: Path) -> list[str]:
     c.showPage()
     c.save()
     return [p for column in columns for p in column]
+
+
+# ------------------------------------------------------------------ a code listing's line numbers at the foot
+
+
+def listing_numbers(path: Path) -> list[str]:
+    """Four pages printed without page numbers (LibreOffice from a web page), each ending on a line of a
+    numbered code listing: "12 Description: …" on the first, "13 …" on the next. Returns each page's
+    paragraph."""
+    c = _canvas(path)
+    texts = []
+    fields = ["Source", "Section", "Priority", "Maintainer"]
+    for n in range(4):
+        text = f"Le champ {fields[n]} du fichier de contrôle se remplit comme le montre l'exemple ci-dessous."
+        _text(c, LEFT, 760, "Chapitre quatre : les fichiers requis sous le répertoire du paquet")
+        _text(c, LEFT, 700, text)
+        _text(c, LEFT, 640, "Chaque champ tient sur une ligne, suivie de ses lignes de continuation indentées.")
+        texts.append(text)
+        c.setFont("Courier", 9)
+        c.drawString(LEFT, 40, f"{12 + n} Description: {fields[n].lower()} du paquet, en une ligne")
+        c.showPage()
+    c.save()
+    return texts

@@ -138,3 +138,12 @@ def test_two_columns_ten_points_apart_are_read_one_after_the_other(tmp_path):
     # (pdftotext itself runs these two columns together: the paragraphs are checked against the source.)
     _, result, paragraphs = imported(tmp_path, pdf_structure.close_columns)
     assert passages(result) == {paragraph: (1,) for paragraph in paragraphs}
+
+
+def test_a_listings_line_numbers_at_the_pages_foot_are_no_page_numbers(tmp_path):
+    # "12 Description: …", "13 …" at the foot of pages that print no number went up by one per page and
+    # were read as printed numbers: every citation shifted by 11.
+    _, result, texts = imported(tmp_path, pdf_structure.listing_numbers)
+    assert result.numbering == "physical"
+    got = passages(result)
+    assert [got[t] for t in texts] == [(1,), (2,), (3,), (4,)]
