@@ -11,6 +11,7 @@ THIN = 2.5  # points: a path this thin in one direction is a rule
 MIN_LENGTH = 4.0  # points: shorter marks are dots, ticks or glyph pieces
 # A list's bullet drawn as a shape, not a glyph (Chromium's discs and squares): small, about as wide as high.
 MARK_SIZE = (1.5, 8.0)
+BAND_HEIGHT = 40.0  # points: a filled rectangle this high at most may be a table's row (two lines of text)
 RECTANGLE_SEGMENTS = 5  # a move and four lines (the last may close it): a rectangle, not a drawing
 MAX_OBJECTS = 20000  # a page with more drawing objects (a drawing, music) is not read for rules
 PATH = 2  # FPDF_PAGEOBJ_PATH
@@ -49,6 +50,7 @@ def _fast():
         bind("FPDFPageObj_GetType", c.c_int, vp)
         bind("FPDFPageObj_GetBounds", c.c_int, vp, f, f, f, f)
         bind("FPDFPath_CountSegments", c.c_int, vp)
+        bind("FPDFPath_GetDrawMode", c.c_int, vp, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int))
     return _FAST
 
 
@@ -62,7 +64,9 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
     left, _, _, top = box
     l, b, r, t = (ctypes.c_float() for _ in range(4))
     refs = [ctypes.byref(v) for v in (l, b, r, t)]
-    horizontal, vertical, marks = [], [], []
+    horizontal, vertical, marks, bands, frames = [], [], [], [], []
+    fill, stroke = ctypes.c_int(), ctypes.c_int()
+    refs_mode = (ctypes.byref(fill), ctypes.byref(stroke), fill, stroke)
     get, kind, bounds = fast["FPDFPage_GetObject"], fast["FPDFPageObj_GetType"], fast["FPDFPageObj_GetBounds"]
     for i in range(count):
         obj = get(handle, i)
@@ -75,13 +79,37 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
             vertical.append(Rule((l.value + r.value) / 2 - left, top - t.value, top - b.value))
         elif MARK_SIZE[0] <= min(width, height) and max(width, height) <= MARK_SIZE[1] and width < 1.6 * height < 2.6 * width:
             marks.append((l.value - left, top - t.value, r.value - left, top - b.value))
-        elif width >= MIN_LENGTH and height >= MIN_LENGTH and fast["FPDFPath_CountSegments"](obj) <= RECTANGLE_SEGMENTS:
-            # A rectangle, framed or filled: its sides are rules. A table drawn by a stylesheet has a frame
-            # and bands of colour on every other row (zebra stripes) rather than a rule between the rows.
-            y0, y1, x0, x1 = top - t.value, top - b.value, l.value - left, r.value - left
+        elif width >= MIN_LENGTH and height >= MIN_LENGTH:
+            shape = _table_rectangle(fast, obj, height, refs_mode)
+            if shape:
+                (bands if shape == "band" else frames).append(
+                    (top - t.value, top - b.value, l.value - left, r.value - left))
+    # A table drawn by a stylesheet: bands of colour on every other row (zebra stripes) rather than a rule
+    # between the rows, and the frame around them. Their sides are rules. A frame with nothing across it
+    # is a box (a note, a sidebar): its text stays text.
+    for y0, y1, x0, x1 in bands:
+        horizontal += [Rule(y0, x0, x1), Rule(y1, x0, x1)]
+        vertical += [Rule(x0, y0, y1), Rule(x1, y0, y1)]
+    across = merge(horizontal)
+    for y0, y1, x0, x1 in frames:
+        if any(y0 + 3 < r.at < y1 - 3 and r.end - r.start >= 0.8 * (x1 - x0) for r in across):
             horizontal += [Rule(y0, x0, x1), Rule(y1, x0, x1)]
             vertical += [Rule(x0, y0, y1), Rule(x1, y0, y1)]
     return Rules(merge(horizontal), merge(vertical), marks)
+
+
+def _table_rectangle(fast, obj, height: float, mode) -> str | None:
+    """A rectangle that draws a table: a frame (stroked, not filled), or a band of colour one row high (a
+    zebra stripe). A filled box taller than that is a background (a sidebar, a note, a code listing), whose
+    sides would cut its text into columns."""
+    if fast["FPDFPath_CountSegments"](obj) > RECTANGLE_SEGMENTS:
+        return False
+    fill_ref, stroke_ref, fill, stroke = mode
+    if not fast["FPDFPath_GetDrawMode"](obj, fill_ref, stroke_ref):
+        return False
+    if stroke.value and not fill.value:
+        return "frame"
+    return "band" if fill.value and height <= BAND_HEIGHT else None
 
 
 def merge(rules: list[Rule], tolerance: float = 1.2, gap: float = 3.0) -> list[Rule]:

@@ -24,6 +24,7 @@ ALIGN = 4.0  # points: column starts (or ends) this close are one column
 RIVER = 0.8  # font sizes: a white gap this wide across every row separates two columns
 MAX_BASELINES = 40  # a ruled band holding more lines is a framed page, not a table
 SHORT = 30  # characters: the median cell of an unruled table's columns (but the last) is no longer
+ROW_GAP = 80.0  # points: an older stack goes on over this gap at most (a row of a table, not a page)
 OPEN_STACKS = 200  # stacks a rule may go on: the latest (a table's frame, past the link underlines inside it)
 DOUBLE = 3.0  # points: two horizontal rules this close are one border drawn twice
 MARKER = re.compile(r"^(?:[•▪◦‣●■□➢►✓–—*+-]|\(?(?:\d{1,2}|[a-zA-Z])[.)])$")
@@ -53,8 +54,8 @@ def _stacks(rules: Rules) -> list[list]:
             continue
         # The stack this rule goes on: the latest of its width (a link's underline inside a table, narrower,
         # starts a stack of its own without closing the table's).
-        for stack in reversed(stacks[-OPEN_STACKS:]):
-            if _goes_on(stack, rule, rules):
+        for k, stack in enumerate(reversed(stacks[-OPEN_STACKS:])):
+            if (k == 0 or rule.at - stack[-1].at <= ROW_GAP) and _goes_on(stack, rule, rules):
                 stack.append(rule)
                 break
         else:
@@ -65,7 +66,7 @@ def _stacks(rules: Rules) -> list[list]:
 def _goes_on(stack: list, rule, rules: Rules) -> bool:
     first, last = stack[0], stack[-1]
     # A frame and the coloured bands inside it (zebra stripes) are one table: a few points inset.
-    inset = max(3.0, 0.03 * (last.end - last.start))
+    inset = 3.0
     if abs(last.start - rule.start) > inset or abs(last.end - rule.end) > inset:
         return False
     # Where the frame has vertical rules, one crosses the gap to this rule, else it is another table.
