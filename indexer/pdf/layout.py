@@ -5,15 +5,12 @@ first (tables.py), then read them in order (columns resolved).
   decided across pages by `numbering`, then put back in reading order if they are neither.
 """
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import PdfError
 from indexer.pdf.lines import CELL_GAP, TextLine, segments
-from indexer.pdf.text import LEADER, normalise, reads_as_text
-
-BULLET_TEXT = re.compile(r"^[•▪◦‣●■□➢►✓–—*+-]\s")
+from indexer.pdf.text import BULLET, LEADER, normalise, reads_as_text
 
 EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
 EDGE_ROWS = 2  # rows at each end that may be running text or carry the page number
@@ -232,12 +229,12 @@ def _merge_rows(lines: list[TextLine]) -> list[TextLine]:
 
 def _restore_bullets(lines: list[TextLine], marks: list[tuple]) -> None:
     """A bullet drawn as a shape (Chromium's list discs) is no character: written back as "•" before the line
-    it marks, so that each item of the list starts as one (structure.BULLET)."""
+    it marks, so that each item of the list starts as one (text.BULLET)."""
     for x0, top, x1, bottom in marks:
         middle = (top + bottom) / 2
         for line in lines:
             if (line.top <= middle <= line.bottom and bottom - top < line.size and 0 <= line.x0 - x1 < 1.5 * line.size
-                    and not BULLET_TEXT.match(line.text)):
+                    and not BULLET.match(line.text)):
                 # The line starts where its bullet does, as with a bullet glyph: its next lines, under the
                 # text, are indented from it.
                 line.text, line.x0 = "• " + line.text, x0

@@ -8,9 +8,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from indexer.pdf.layout import PageText, TextLine
-from indexer.pdf.text import LEADER, join_hyphenated, reads_as_text
+from indexer.pdf.text import BULLET, LEADER, join_hyphenated, reads_as_text
 
-BULLET = re.compile(r"^[•▪◦‣●■□➢►✓–—*+-]\s+")  # "+": how tesseract often reads a bullet
 # A numbered item, step or section ("1.", "b)", "2.3"): the number is part of its text.
 NUMBERED = re.compile(r"^(?:\d{1,2}[.)]|\d{1,2}(?:\.\d{1,2})+\.?|[a-z][.)])\s+\S")
 # Who wrote or drew the rulebook: a line of the title page, never a heading.

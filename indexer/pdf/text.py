@@ -14,6 +14,8 @@ _TABLE = {**{ord(k): v for k, v in _LIGATURES.items()}, **_SPACES, **{ord(k): v 
           **{c: "" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f)}}
 _BLANKS = re.compile(r"\s+")
 # pdfminer writes a glyph without a Unicode mapping as "(cid:N)": at a line start it is a dingbat bullet.
+# A list's bullet opening a line ("+": how tesseract often reads one); structure.py and layout.py read it.
+BULLET = re.compile(r"^[•▪◦‣●■□➢►✓–—*+-]\s+")
 _CID_BULLET = re.compile(r"^\(cid:\d+\)\s+")
 # A Symbol or Wingdings bullet that Word documents map to the private use area (U+F0B7 and its kin).
 _PUA_BULLET = re.compile(r"^[\uf020-\uf0ff](?=\s|$)")
