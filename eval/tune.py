@@ -1,8 +1,9 @@
-"""Choose the fusion and the abstention threshold by measurement on the dev split.
+"""Choose every part of the calibration by measurement on the dev split.
 
-Each question is encoded and scored once; every candidate setting is then a reconfigured copy of the
-answerer (the live one is never modified) that answers from those scores through the same
-`Answerer.answer` code that serves players, and is scored by eval/metrics.py.
+Each question is read and retrieved once per fusion (its encodings kept: `_Remembered`); every candidate
+setting is then a reconfigured copy of the answerer (the live one is never modified) that runs the later
+stages (routing, judge, decision, composition) from that `Retrieved` value through the same code that
+serves players, and is scored by eval/metrics.py.
 """
 
 import itertools
@@ -14,14 +15,16 @@ from eval.gold import GoldQuestion
 from eval.run import make_record
 from eval.errors import EvalError
 from service.engine.answerer import Answerer
-from service.engine.question import Query
-from service.engine.findings import Scored
-from service.engine.decide.abstention import FEATURES, AbstentionPolicy
-from service.engine.calibration import Calibration
+from service.engine.calibration import PARTS, Calibration
 from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
+from service.engine.compose.common_mistake import WarningPolicy, nearest
+from service.engine.decide.abstention import FEATURES, AbstentionPolicy
 from service.engine.decide.confidence import ConfidencePolicy
-from service.engine.compose.mistakes import WarningPolicy
+from service.engine.decide.decision import Decision
 from service.engine.decide.refusal import RefusalPolicy
+from service.engine.findings import Retrieved
+from service.engine.question import Query
+from service.engine.question.reading import Asked as Read
 from service.engine.retrieval.protocol import FusionConfig
 from service.engine.routing.router import RoutingPolicy
 
@@ -49,11 +52,31 @@ NO_REFUSAL = RefusalPolicy()
 
 @dataclass(frozen=True)
 class Asked:
-    """A dev question with its query and scores, computed once."""
+    """A dev question with its query, read and retrieved once."""
 
     gold: GoldQuestion
     query: Query
-    scored: Scored
+    read: Read
+    retrieved: Retrieved
+
+
+class _Remembered:
+    """An embedder that encodes each question once: the fusions tried retrieve the same questions again."""
+
+    def __init__(self, embedder):
+        self._embedder = embedder
+        self._vectors: dict[str, object] = {}
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+    def encode_queries(self, texts):
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self._embedder.encode_queries(missing)))
+        return np.stack([self._vectors[t] for t in texts])
 
 
 def fusion_candidates() -> list[FusionConfig]:
@@ -69,12 +92,22 @@ def check_dev_only(questions: list[GoldQuestion]) -> None:
 
 
 def collect(answerer: Answerer, questions: list[GoldQuestion]) -> list[Asked]:
-    queries = [Query(q.question, q.game, K, MODE) for q in questions]
-    return [Asked(q, query, answerer.scored(query)) for q, query in zip(questions, queries)]
+    """Each question read and retrieved with the answerer's fusion."""
+    out = []
+    for q in questions:
+        query = Query(q.question, q.game, K, MODE)
+        read = answerer.read(query)
+        out.append(Asked(q, query, read, answerer.retrieve(read)))
+    return out
+
+
+def decided(answerer: Answerer, a: Asked) -> Decision:
+    """The decision on a question retrieved before (with the answerer's fusion), under the answerer's settings."""
+    return answerer.decide(a.read, answerer.find(a.read, a.retrieved))
 
 
 def records(answerer: Answerer, asked: list[Asked]) -> list[dict]:
-    return [make_record(a.gold, MODE, answerer.answer(a.query, a.scored), 0.0) for a in asked]
+    return [make_record(a.gold, MODE, answerer.answer(a.query, a.retrieved), 0.0) for a in asked]
 
 
 def ranking_quality(answerer: Answerer, asked: list[Asked]) -> dict:
@@ -86,7 +119,7 @@ def tune_fusion(answerer: Answerer, asked: list[Asked]) -> tuple[FusionConfig, l
     table = []
     for config in fusion_candidates():
         candidate = answerer.reconfigured(fusion=config, abstention=ACCEPT_ALL, refusal=NO_REFUSAL)
-        table.append({"fusion": config, **ranking_quality(candidate, asked)})
+        table.append({"fusion": config, **ranking_quality(candidate, collect(candidate, [a.gold for a in asked]))})
     # Best hit@1, then MRR; on a tie the earlier (simpler, lower-weight) candidate stays.
     best = max(table, key=lambda row: (round(row["hit@1"], 6), round(row["mrr@10"], 6)))
     return best["fusion"], table
@@ -116,8 +149,8 @@ def calibrate_routing(answerer: Answerer, asked: list[Asked]) -> tuple[RoutingPo
 
 def calibrate_abstention(answerer: Answerer, asked: list[Asked]) -> tuple[AbstentionPolicy, dict]:
     """The policy that refuses the most unanswerable dev questions while refusing no answerable one."""
-    accepting = answerer.reconfigured(abstention=ACCEPT_ALL)  # evidence is measured with nothing refused
-    evidence = [(a.gold, accepting.find(a.query, a.scored).evidence) for a in asked]
+    # Evidence is measured before any decision: nothing refused, no route dropped.
+    evidence = [(a.gold, answerer.find(a.read, a.retrieved).evidence) for a in asked]
     best, best_recall = ACCEPT_ALL, -1.0
     for feature in FEATURES:
         for weight in COVERAGE_WEIGHTS:
@@ -150,9 +183,10 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     """The refusal thresholds that refuse the most unanswerable dev questions (beyond those the abstention
     already refuses) while refusing at most REFUSAL_BUDGET of the answerable ones."""
     plain = answerer.reconfigured(refusal=NO_REFUSAL)
-    findings = [(a.gold, plain.find(a.query, a.scored)) for a in asked]
-    weak = [f.evidence is None or not plain.calibration.abstention.accepts(f.evidence) for _, f in findings]
-    kept = [f.signals for q, f in findings if q.answerable]
+    findings = [(a.gold, decided(plain, a)) for a in asked]
+    weak = [d.found.evidence is None or not plain.calibration.abstention.accepts(d.found.evidence)
+            for _, d in findings]
+    kept = [d.signals for q, d in findings if q.answerable]
     budget = int(REFUSAL_BUDGET * len(kept))
     grid = itertools.product(
         _candidates([s.off_topic for s in kept], True, budget),
@@ -164,7 +198,7 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     best, best_key = NO_REFUSAL, None
     for values in grid:
         policy = RefusalPolicy(*values)
-        reasons = [policy.reason(f.signals, f.route.game is not None) for _, f in findings]
+        reasons = [policy.reason(d.signals, d.found.route.game is not None) for _, d in findings]
         wrong = sum(r is not None for (q, _), r in zip(findings, reasons) if q.answerable)
         right = sum(r is not None or w for (q, _), r, w in zip(findings, reasons, weak) if not q.answerable)
         key = (wrong <= budget, right, -wrong)
@@ -173,19 +207,19 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     refused = {kind: [0, 0] for kind in ("off_topic", "other_game", "not_in_rules")}
     for (q, f), w in zip(findings, weak):
         if q.refusal:
-            refused[q.refusal][0] += best.reason(f.signals, f.route.game is not None) is not None or w
+            refused[q.refusal][0] += best.reason(f.signals, f.found.route.game is not None) is not None or w
             refused[q.refusal][1] += 1
     figures = {f"refusal_{k}": round(n / total, 4) if total else None for k, (n, total) in refused.items()}
     return best, {**figures, "refused_by_signals": -best_key[2]}
 
 
 def _answered(answerer: Answerer, asked: list[Asked]):
-    """(question, findings) of the answerable dev questions the answerer answers."""
+    """(question, findings as decided on) of the answerable dev questions the answerer answers."""
     for a in asked:
         if a.gold.answerable:
-            found = answerer.find(a.query, a.scored)
-            if answerer.refusal_reason(found) is None:
-                yield a, found
+            decision = decided(answerer, a)
+            if decision.reason is None:
+                yield a, decision.found
 
 
 def calibrate_answer_set(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerSetPolicy, dict]:
@@ -235,7 +269,7 @@ def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPo
     scored = []
     for a, found in _answered(answerer, asked):
         shown = {h.passage.id for h in answerer.calibration.answer_set.select(found.hits)}
-        best = answerer.nearest_mistake(found, shown)
+        best = nearest(found.game.mistakes, shown)
         if best is not None:
             scored.append((best[1], _warning_is_right(a.gold, best[0])))
     threshold, shown_right = math.inf, (0, 0)
@@ -262,8 +296,9 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
     to questions the rules do not answer count as wrong); none is sure when no lead reaches it."""
     answered = []
     for a in asked:
-        found = answerer.find(a.query, a.scored)
-        if answerer.refusal_reason(found) is None and found.hits and found.card is None:
+        decision = decided(answerer, a)
+        found = decision.found
+        if decision.reason is None and found.hits and found.card is None:
             top = found.hits[0].passage
             answered.append((ConfidencePolicy.gap(found.hits), a.gold.is_relevant(top.game, top.text)))
     best, shown = math.inf, (0, 0)
@@ -277,9 +312,11 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
 
 def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration, dict]:
     check_dev_only(dev)
+    answerer = answerer.with_embedder(_Remembered(answerer.retriever.embedder))
+    fusion, table = tune_fusion(answerer, collect(answerer, dev))
+    answerer = answerer.reconfigured(fusion=fusion)
     asked = collect(answerer, dev)
-    fusion, table = tune_fusion(answerer, asked)
-    routing, routed = calibrate_routing(answerer.reconfigured(fusion=fusion), asked)
+    routing, routed = calibrate_routing(answerer, asked)
     policy, abstention = calibrate_abstention(answerer.reconfigured(fusion=fusion, routing=routing,
                                                                     refusal=NO_REFUSAL), asked)
     tuned = answerer.reconfigured(fusion=fusion, routing=routing, abstention=policy)
@@ -294,8 +331,7 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
     quality = m.evaluate(records(tuned, asked), (*QUALITY, "false_refusal", "abstain_recall", "one_tap"))
     measured = {**{k: round(v, 4) for k, v in quality.items()}, **refusals, **sets, **warnings, **sure, **routed,
                 "questions": len(dev)}
-    chosen = Calibration(fusion=fusion, abstention=policy, refusal=refusal, answer_set=answer_set, warning=warning,
-                         confidence=confidence, routing=routing)
+    chosen = replace(tuned.calibration, source="calibrated")
     return chosen, {"measured": measured, "fusion_table": table, "abstention": abstention}
 
 
@@ -312,8 +348,7 @@ def adoption(current: Answerer, chosen: Calibration, dev: list[GoldQuestion]) ->
     from eval.run import run_eval
 
     check_dev_only(dev)
-    parts = {name: getattr(chosen, name) for name in ("fusion", "abstention", "refusal", "answer_set", "warning",
-                                                      "confidence", "routing")}
+    parts = {name: getattr(chosen, name) for name in PARTS}
     result = run_eval(current, dev, modes=(MODE,), variants={"calibrated": current.reconfigured(**parts)})
     pairs = [p for p in result["significance"]["pairs"] if p["metric"] in ADOPT_METRICS]
     better = [p["metric"] for p in pairs if p["p_value"] <= ADOPT_MAX_P and p["score_b"] > p["score_a"]]

@@ -20,7 +20,7 @@ from pathlib import Path
 from indexer.atomic import write_text_atomic
 from indexer.store import CALIBRATION
 from service.engine.compose.answer_set import AnswerSetPolicy
-from service.engine.compose.mistakes import WarningPolicy
+from service.engine.compose.common_mistake import WarningPolicy
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.decide.refusal import RefusalPolicy
@@ -50,7 +50,7 @@ class Calibration:
 # cosine above the question's mean cosine, is comparable across e5-like models), quote one passage, and
 # show no common-mistake warning.
 DEFAULT = Calibration(abstention=AbstentionPolicy(threshold=0.05, feature="lift"), source="default")
-_PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
+PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
           "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy,
           "routing": RoutingPolicy}
 
@@ -63,7 +63,7 @@ def family(model_id: str, reranker_id: str | None = None) -> str:
 
 
 def _from_entry(entry: dict) -> Calibration:
-    return Calibration(**{name: cls(**entry[name]) for name, cls in _PARTS.items() if name in entry})
+    return Calibration(**{name: cls(**entry[name]) for name, cls in PARTS.items() if name in entry})
 
 
 def _entry(path: Path, name: str) -> dict | None:
@@ -103,6 +103,6 @@ def save(model_id: str, calibration: Calibration, measured: dict, index_dir: Pat
     except (OSError, ValueError):
         data = {}
     # An unmeasured threshold is infinite: Python's json writes and reads it as Infinity.
-    entry = {name: asdict(getattr(calibration, name)) for name in _PARTS}
+    entry = {name: asdict(getattr(calibration, name)) for name in PARTS}
     data[family(model_id, reranker_id)] = {**entry, "measured_on": "dev", "measured": measured}
     return write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -2,15 +2,17 @@
 declare them, the error messages quote them, and the page and widget read them from GET /api/config."""
 
 from indexer.corpus import GAME_ID
-from service.engine.retrieval.fusion import MODES
 
 MAX_QUESTION_CHARS = 1000
 MIN_K, MAX_K, DEFAULT_K = 1, 20, 5
 GAME_ID_PATTERN = GAME_ID.pattern
 GAME_ID_MAX_CHARS = 64
+MODES = ("dense", "lexical", "hybrid")  # checked once, by question.validate
 DEFAULT_MODE = "hybrid"
+# A question routed by retrieval among look-alike games asks the player to choose among this many.
+AMBIGUOUS_GAMES = 3
 
-__all__ = ["DEFAULT_K", "DEFAULT_MODE", "GAME_ID_MAX_CHARS", "GAME_ID_PATTERN", "MAX_K", "MAX_QUESTION_CHARS",
+__all__ = ["AMBIGUOUS_GAMES", "DEFAULT_K", "DEFAULT_MODE", "GAME_ID_MAX_CHARS", "GAME_ID_PATTERN", "MAX_K", "MAX_QUESTION_CHARS",
            "MIN_K", "MODES", "as_dict"]
 
 

@@ -82,7 +82,7 @@ class Settings(BaseSettings):
         """The configured reranker (service/engine/judge.py), or None when RULESQA_RERANKER is unset."""
         if self.reranker is None:
             return None
-        from service.engine.judge import CrossEncoderReranker
+        from service.engine.judge.reranker import CrossEncoderReranker
 
         return CrossEncoderReranker(self.reranker, threads=self.threads)
 

@@ -46,13 +46,13 @@ def test_ranking_quality_is_a_share_of_answerable_questions():
     ranked = {"q1": [right, wrong], "q2": [wrong, right], "q3": [wrong, wrong], "q4": [right], "q5": [right]}
 
     class Scripted:
-        def answer(self, query, scored):
+        def answer(self, query, retrieved):
             passages = [passage(i, t) for i, t in enumerate(ranked[query.question], 1)]
             return Answer(query.question, GameRef("karuba", "Karuba"), False, True,
                           Quote(passages[0].text, "", passages[0].id, [passages[0].id]), "", passages, None, None)
 
     asked = [Asked(GoldQuestion(q, q, "karuba", "karuba", q != "q5", (right,) if q != "q5" else (), (), "fr",
-                                refusal=None if q != "q5" else "not_in_rules"), Query(q, "karuba"), None)
+                                refusal=None if q != "q5" else "not_in_rules"), Query(q, "karuba"), None, None)
              for q in ranked]
     quality = ranking_quality(Scripted(), asked)
     assert quality == pytest.approx({"hit@1": 2 / 4, "mrr@10": (1 + 1 / 2 + 0 + 1) / 4})
@@ -77,7 +77,7 @@ def test_wilson_lower_bound_by_hand():
 
 
 def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
-    from eval.tune import CONFIDENCE_PRECISION, calibrate_confidence, wilson_lower_bound
+    from eval.tune import CONFIDENCE_PRECISION, calibrate_confidence, decided, wilson_lower_bound
     from service.engine.decide.confidence import ConfidencePolicy
 
     answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
@@ -89,8 +89,9 @@ def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
     sure = answerer.reconfigured(confidence=policy)
     shown = right = 0
     for a in asked:
-        found = sure.find(a.query, a.scored)
-        if sure.refusal_reason(found) is None and found.card is None and policy.sure(found.hits):
+        decision = decided(sure, a)
+        found = decision.found
+        if decision.reason is None and found.card is None and policy.sure(found.hits):
             shown += 1
             right += a.gold.is_relevant(found.hits[0].passage.game, found.hits[0].passage.text)
     assert (shown, right) == (info["sure_shown"], info["sure_right"])

@@ -13,6 +13,7 @@ from indexer.analysis import ANALYZER_VERSION
 from indexer.build import build_index
 from indexer.errors import IndexMismatchError
 from service.engine.retrieval.single import SingleIndexRetriever as Retriever
+from service.engine.question import Question
 
 
 def test_manifest_records_model_corpus_and_counts(tmp_path):
@@ -44,7 +45,7 @@ def test_rebuild_reuses_unchanged_passages(tmp_path):
     assert sum(embedder.passage_calls) == 1
     # The reused vectors are the right ones: the edited passage is found by its new text.
     retriever = Retriever.load(tmp_path / "idx", embedder)
-    hits = retriever.rank(retriever.score("3 points par pépite d'or"), "karuba", 1)
+    hits = retriever.rank(retriever.score(Question.of("3 points par pépite d'or")), "karuba", 1)
     assert "3 points par pépite" in hits[0].passage.text
 
 
@@ -69,7 +70,7 @@ def test_interrupted_build_leaves_the_previous_index_usable(tmp_path, monkeypatc
     # No temporary folder left behind; the folder's lock file stays (empty, reused by the next build).
     assert sorted(p.name for p in tmp_path.iterdir()) == [".idx.lock", "idx"]
     retriever = Retriever.load(target, FakeEmbedder())
-    hits = retriever.rank(retriever.score("pépites d'or"), "karuba", 3)
+    hits = retriever.rank(retriever.score(Question.of("pépites d'or")), "karuba", 3)
     assert len(hits) == 3
 
 

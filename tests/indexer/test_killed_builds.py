@@ -15,6 +15,7 @@ import pytest
 
 from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from tests.fakes import CORPUS, REPO, FakeFolderEmbedder
+from service.engine.question import Question
 
 WAITING = "un autre processus construit l'index"
 
@@ -56,7 +57,7 @@ def answers(index: Path) -> bool:
     embedder = FakeFolderEmbedder(index / "model")
     retriever = Retriever.load(index, embedder)
     embedder.close()
-    return bool(retriever.rank(retriever.score("pépites d'or"), "karuba", 1))
+    return bool(retriever.rank(retriever.score(Question.of("pépites d'or")), "karuba", 1))
 
 
 @pytest.mark.parametrize("point, adapt", [("model", False), ("float32", True), ("save", False), ("swap", False)])

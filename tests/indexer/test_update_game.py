@@ -12,6 +12,7 @@ from indexer.update_game import update_game
 from service.engine.retrieval.fusion import MODES
 from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from tests.fakes import CORPUS, FakeEmbedder
+from service.engine.question import Question
 
 QUESTIONS = ["Les pépites d'or rapportent combien ?", "Combien de dés peut-on acheter ?",
              "Quand un vol d'oiseaux s'envole-t-il ?", "relancer les dés sans arrêter ?"]
@@ -32,7 +33,7 @@ def rankings(index_dir):
     retriever = Retriever.load(index_dir, FakeEmbedder())
     out = {}
     for q in QUESTIONS:
-        scores = retriever.score(q)
+        scores = retriever.score(Question.of(q))
         for game in (None, *sorted(retriever.game_ids)):
             for mode in MODES:
                 out[q, game, mode] = [(h.passage.id, round(h.score, 6)) for h in retriever.rank(scores, game, 5, mode)]
@@ -87,7 +88,7 @@ def test_replace_encodes_only_changed_passages_and_keeps_a_readable_index(corpus
     result = update_game(index, embedder, "cubirds", corpus)
     assert (result.removed, result.added, result.encoded) == (23, 24, 1)
     retriever = Retriever.load(index, FakeEmbedder())
-    hits = retriever.rank(retriever.score("variante à deux joueurs", "cubirds"), "cubirds", 1)
+    hits = retriever.rank(retriever.score(Question.of("variante à deux joueurs"), "cubirds"), "cubirds", 1)
     assert hits[0].passage.pages == (9,) and retriever.manifest.corpus.passages_per_game["cubirds"] == 24
     assert np.allclose(np.linalg.norm(store.load(index).vectors, axis=1), 1.0, atol=1e-3)
     assert "variante" in assert_derived_files_describe_the_index(index).words

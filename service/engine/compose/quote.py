@@ -50,7 +50,7 @@ def _sentence_terms(sentence: str) -> frozenset[str]:
     return frozenset(analyze(sentence))
 
 
-def extract_answer(passage: Passage, question: str | Question) -> str:
+def extract_answer(passage: Passage, question: Question) -> str:
     """The sentence(s) of the passage that answer the question, verbatim.
 
     A rules Q&A puts its direct answer first, so its first sentence is taken. Elsewhere the sentence
@@ -61,7 +61,7 @@ def extract_answer(passage: Passage, question: str | Question) -> str:
         return passage.text
     best = 0
     if not (passage.title or "").endswith("?"):
-        wanted = set(Question.coerce(question).terms)
+        wanted = set(question.terms)
         overlaps = [len(wanted & _sentence_terms(s)) for s in sentences]
         best = max(range(len(sentences)), key=lambda i: (overlaps[i], -i))
     chosen = sentences[best]

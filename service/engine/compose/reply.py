@@ -1,35 +1,40 @@
-"""Composition, last stage of an answer: the Answer a player reads, from the findings and the decision.
+"""Composition, last stage of an answer: the Answer a player reads, from the decision and what it decided on.
 
 A card question is answered by the card's line (or refused: the card does not give it); an answer quotes the
 best passage's answering sentence with its citation, its answer set, a common mistake that bears on it, and,
-when it is not sure, the choices to pick from; a refusal says why in French.
+when it is not sure, the choices to pick from; a refusal says why in French. It reads only what the earlier
+stages produced, and the games' titles.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from indexer.corpus import Game
 from service.engine.answer import Answer, CitedPassage, GameRef, Quote, Refusal
-from service.engine.compose.card import card_answer
+from service.engine.compose.card_answer import card_answer
 from service.engine.compose.choices import choices
+from service.engine.compose.common_mistake import common_mistake, nearest
 from service.engine.compose.messages import card_refusal_message, found_message, refusal_message
-from service.engine.compose.mistakes import warning
 from service.engine.compose.quote import citation, extract_answer, short_citation
+from service.engine.decide.decision import Decision
 from service.engine.decide.refusal import DEFINITIVE, ELSEWHERE, Reason
-from service.engine.findings import Findings
-from service.engine.question import Query
-from service.engine.routing.router import Route
+from service.engine.findings import Route
+from service.engine.question.reading import Asked
 
 
-def reply(query: Query, found: Findings, reason: Reason | None, retriever, calibration) -> Answer:
+def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibration) -> Answer:
+    found, reason = decision.found, decision.reason
     route = found.route
     if reason in ELSEWHERE and route.how != "given":
         route = Route(None, "none")  # a game guessed for a question about something else is noise
-    game = retriever.game(route.game) if route.game else None
+    game = games[route.game] if route.game else None
     title = game.title if game else None
-    question = query.analysed
+    question = asked.question
     quote = mistake = refusal = None
     hits, sure = found.hits, False
     if found.card is not None and reason not in ELSEWHERE:
-        card = retriever.card(found.route.game)
+        card = found.game.card
         line, hits = card_answer(card, found.card.field, found.hits)
         if line is None:
             reason = Reason.NOT_IN_RULES
@@ -41,22 +46,21 @@ def reply(query: Query, found: Findings, reason: Reason | None, retriever, calib
         top = found.hits[0].passage
         answer_set = calibration.answer_set.select(found.hits)
         quote = Quote(extract_answer(top, question), citation(top, title), top.id, [h.passage.id for h in answer_set])
-        nearest = retriever.nearest_mistake(found.scores, game.id, set(quote.passage_ids))
-        mistake = warning(nearest, calibration.warning, game.title)
+        mistake = common_mistake(nearest(found.game.mistakes, set(quote.passage_ids)), calibration.warning, title)
         sure = calibration.confidence.sure(hits)
     else:
-        refusal = _refusal(reason, found, route, title, retriever)
+        refusal = _refusal(reason, decision, route, title, games)
     offered = [] if sure or reason in DEFINITIVE else calibration.confidence.offered(hits)
-    picks = choices(offered, question, lambda g: retriever.game(g).title)
+    picks = choices(offered, question, lambda g: games[g].title)
     message = refusal.message if quote is None else found_message(quote.citation, probable=not sure and bool(picks))
     return Answer(
-        question=query.question,
+        question=asked.query.question,
         game=GameRef(game.id, game.title) if game else None,
         game_detected=route.detected,
         found=reason is None,
         answer=quote,
         message=message,
-        passages=[_cited(h, retriever) for h in hits],
+        passages=[_cited(h, games) for h in hits],
         refusal=refusal,
         warning=mistake,
         sure=sure,
@@ -64,17 +68,18 @@ def reply(query: Query, found: Findings, reason: Reason | None, retriever, calib
     )
 
 
-def _refusal(reason: Reason, found: Findings, route: Route, title: str | None, retriever) -> Refusal:
-    titles = [g.title for g in retriever.games]
+def _refusal(reason: Reason, decision: Decision, route: Route, title: str | None, games: Mapping[str, Game]
+             ) -> Refusal:
+    titles = [g.title for g in games.values()]
     if reason == Reason.AMBIGUOUS_GAME:
-        titles = [retriever.game(g).title for g in route.candidates]
-    names = found.signals.other_games or found.signals.unknown_names
+        titles = [games[g].title for g in route.candidates]
+    names = decision.signals.other_games or decision.signals.unknown_names
     return Refusal(reason, refusal_message(reason, title, names, titles),
-                   [GameRef(g, retriever.game(g).title) for g in route.candidates])
+                   [GameRef(g, games[g].title) for g in route.candidates])
 
 
-def _cited(hit, retriever) -> CitedPassage:
+def _cited(hit, games: Mapping[str, Game]) -> CitedPassage:
     p = hit.passage
-    title = retriever.game(p.game).title
+    title = games[p.game].title
     return CitedPassage(p.id, p.game, p.section, list(p.pages), p.text, round(hit.score, 4), citation(p, title),
                         short_citation(p))

@@ -1,23 +1,51 @@
-"""The decision, fourth stage of an answer: answer, or refuse and why, from the findings and the calibration."""
+"""The decision, fifth stage of an answer: answer, or refuse and why, from the findings and the calibration.
+
+A game found by retrieval is kept only when its first passage is evidence enough (the abstention policy's
+test); otherwise the question is treated as naming no game. The refusal signals (signals.py) are then read off
+what the question found, and the reason decided (refusal.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from service.engine.decide.refusal import Reason
-from service.engine.findings import Findings
+from service.engine.decide.signals import Signaller, Signals
+from service.engine.findings import Findings, Route
+from service.engine.question.reading import Asked
 
 
-def refusal_reason(found: Findings, calibration) -> Reason | None:
+@dataclass(frozen=True)
+class Decision:
+    found: Findings  # as decided on: a route by retrieval without evidence enough has become none
+    signals: Signals
+    reason: Reason | None  # None: answer
+
+
+def kept_route(found: Findings, abstention) -> Findings:
+    """The findings, or those of a question naming no game when retrieval's game has too weak a first passage."""
+    guess = found.route.guess
+    if guess is None:
+        return found
+    game = found.retrieved.games.get(guess)
+    evidence = game.routing_evidence() if game is not None else None
+    if evidence is not None and abstention.accepts(evidence):
+        return found
+    return Findings(Route(None, "none"), found.unrouted, None, found.retrieved, unrouted=found.unrouted)
+
+
+def refusal_reason(found: Findings, signals: Signals, calibration) -> Reason | None:
     """The refusal signals' reason, else weak_evidence when the best passage is not close enough, else None."""
-    reason = calibration.refusal.reason(found.signals, game_known=found.route.game is not None)
+    reason = calibration.refusal.reason(signals, game_known=found.route.game is not None)
     if reason is None and (found.evidence is None or not calibration.abstention.accepts(found.evidence)):
         reason = Reason.WEAK_EVIDENCE
     return reason
 
 
-def decide(found: Findings, calibration) -> Reason | None:
-    """None to answer; else the reason to refuse. Weak evidence among games retrieval could not tell apart
-    asks the player which game (ambiguous_game)."""
-    reason = refusal_reason(found, calibration)
+def decide(asked: Asked, found: Findings, calibration, signaller: Signaller) -> Decision:
+    """Weak evidence among games retrieval could not tell apart asks the player which game (ambiguous_game)."""
+    found = kept_route(found, calibration.abstention)
+    signals = signaller.signals(asked, found)
+    reason = refusal_reason(found, signals, calibration)
     if reason == Reason.WEAK_EVIDENCE and found.route.how == "ambiguous":
-        return Reason.AMBIGUOUS_GAME
-    return reason
+        reason = Reason.AMBIGUOUS_GAME
+    return Decision(found, signals, reason)

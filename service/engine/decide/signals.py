@@ -20,7 +20,9 @@ from indexer.analysis import analyze, folded_words
 from service.engine.decide.beyond_rules import BeyondRules
 from service.engine.decide.everyday import EverydaySenses
 from service.engine.decide.other_games import OtherGames
+from service.engine.findings import Findings
 from service.engine.question import Question
+from service.engine.question.reading import Asked
 
 REFERENCES = Path(__file__).resolve().parents[1] / "data" / "reference_questions.json"
 REFERENCE_KINDS = ("rules", "beyond_rules", "off_topic")
@@ -89,11 +91,21 @@ class Signaller:
         self._everyday = EverydaySenses()
         self._beyond = BeyondRules()
         self._names = {g.id: (g.title, g.id.replace("-", " "), *g.aliases) for g in games}
+        self._titles = {g.id: g.title for g in games}
 
-    def signals(self, question: str | Question, vector: np.ndarray, coverage: float, top_cosine: float,
-                passage_texts: list[str], game: str | None, game_text: str = "") -> Signals:
-        """`game_text`: the routed game's text, folded (Retriever.game_text), which says what it covers."""
-        question = Question.coerce(question)
+    def signals(self, asked: Asked, found: Findings) -> Signals:
+        """The signals of what the question found: its routed game's text says what that game covers."""
+        route, game, shelf = found.route, found.game, found.retrieved.shelf
+        question = asked.question
+        if route.span:
+            # A misspelt title ("Karouba") is the game's name, not an unknown one. Spaced: the span may end
+            # inside a word ("cubird s'envolent" read as "cubirds").
+            text = question.text
+            named = self._titles[route.game or route.candidates[0]]
+            question = Question.of(f"{text[: route.span[0]]} {named} {text[route.span[1]:]}")
+        vector, coverage = (game.vector, game.coverage) if game is not None else (shelf.vector, shelf.coverage)
+        passage_texts = [h.passage.text for h in found.hits]
+        top_cosine = found.hits[0].dense if found.hits else 0.0
         sims = {kind: float((refs @ vector).max()) for kind, refs in self._refs.items()}
         text = question.text
         return Signals(
@@ -101,10 +113,10 @@ class Signaller:
             off_topic=sims["off_topic"] - max(sims["rules"], top_cosine),
             beyond_rules=sims["beyond_rules"] - sims["rules"],
             coverage=coverage,
-            focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], game),
+            focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], route.game),
             other_games=self._other_games.found(text, passage_texts),
             everyday=self._everyday.found(text, passage_texts),
-            beyond=self._beyond.found(text, game_text, self._names.get(game, ())) if game else (),
+            beyond=self._beyond.found(text, game.text, self._names.get(route.game, ())) if game is not None else (),
         )
 
     def unknown_names(self, question: str) -> tuple[str, ...]:

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-MODES = ("dense", "lexical", "hybrid")
+from service.engine.limits import MODES
+
+__all__ = ["METHODS", "MODES", "fuse", "rrf", "weighted"]
 METHODS = ("weighted", "rrf")
 
 

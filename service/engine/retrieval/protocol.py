@@ -1,19 +1,21 @@
-"""What the answer reads of a retriever: the `Retriever` protocol, and the values it hands back.
+"""The retriever contract: what the answer reads of a retriever, and the values it hands back.
 
 Two implementations: `SingleIndexRetriever` (single.py, one index folder in this process) and
-`ShardedRetriever` (sharded.py, a shelf in shards reached through clients, in process or Ray handles). The
-Answerer, the router and the eval call these members only; tests/service/engine/test_protocol.py checks
-that both implementations have each of them with the same parameters.
+`ShardedRetriever` (sharded.py, a shelf in shards reached through typed clients, in process or Ray handles);
+what they share is written once, in retrieve.py. The answerer asks `retrieve` once per question and reads
+the catalogue's lookups; `score` and `rank` are the primitives retrieval is built from (the index's tests and
+benchmarks read them too). tests/service/engine/test_protocol.py checks that both implementations have each
+member with the same parameters.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from service.engine.findings import Evidence, Hit, Retrieved
 from service.engine.retrieval.fusion import METHODS
 
 if TYPE_CHECKING:
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
     from indexer.passages import Passage
     from indexer.store import Manifest
     from service.engine.question import Question
+    from service.engine.retrieval.retrieve import Request
+
+__all__ = ["Evidence", "FusionConfig", "Hit", "QuestionScores", "Retriever"]
 
 
 @dataclass(frozen=True)
@@ -37,25 +42,7 @@ class FusionConfig:
             raise ValueError(f"fusion inconnue {self.method!r} (méthodes : {', '.join(METHODS)})")
 
 
-@dataclass(frozen=True)
-class Hit:
-    passage: Passage
-    score: float
-    dense: float
-    lexical: float
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """How strongly the corpus supports the top passage; the abstention decision reads these."""
-
-    top: float  # cosine of the question and the top passage
-    lift: float  # that cosine minus the question's mean cosine to all passages
-    coverage: float  # share of the question's terms that occur anywhere in the corpus
-    rerank: float | None = None  # the judge's score of the top passage, when one judges (service/engine/judge.py)
-
-
-class Scored(Protocol):
+class QuestionScores(Protocol):
     """A question scored once by a retriever (each implementation has its own); ranked any number of times."""
 
     vector: np.ndarray  # the question's embedding
@@ -86,46 +73,27 @@ class Retriever(Protocol):
     def game_words(self, game_id: str) -> frozenset[str]:
         """The folded words of game_text."""
 
-    def score(self, question: Question, game: str | None = None, vector: np.ndarray | None = None) -> Scored:
+    def retrieve(self, request: Request) -> Retrieved:
+        """The question asked of the index once (retrieve.py): what every later stage reads."""
+
+    def score(self, question: Question, game: str | None = None, vector: np.ndarray | None = None) -> QuestionScores:
         """The question encoded (unless `vector` is given) and scored once: over the game's passages only when
         `game` is given (then only that game can be ranked from the result), else over every passage."""
 
-    def rank(self, scores: Scored, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]: ...
+    def rank(self, scores: QuestionScores, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]: ...
 
-    def likely_games(self, scores: Scored, n: int) -> list[tuple[str, float]]:
+    def likely_games(self, scores: QuestionScores, n: int) -> list[tuple[str, float]]:
         """The n games whose best passage is nearest to the question, with that cosine, best first."""
 
     def best_lexical(self, question: Question, game: str) -> float:
         """The best BM25 score of the question among the game's passages (no encoding)."""
 
-    def coverage(self, scores: Scored) -> float:
-        """Share of the question's terms that occur anywhere in the corpus."""
-
-    def evidence(self, scores: Scored, hit: Hit) -> Evidence: ...
-
-    def nearest_mistake(self, scores: Scored, game: str, exclude: set[str]) -> tuple[Passage, float] | None:
-        """The game's common-mistake passage nearest to the question (service/engine/compose/mistakes.py) with
-        its cosine, leaving out the passages whose id is in `exclude`; None when it has none."""
+    def mistakes(self, vector: np.ndarray, game: str) -> tuple[tuple[Passage, float], ...]:
+        """The game's common-mistake passages (compose/common_mistake.py) with their cosine to the question,
+        nearest first."""
 
     def with_fusion(self, fusion: FusionConfig) -> Retriever:
         """The same loaded index and model, ranked with another fusion."""
 
     def with_embedder(self, embedder) -> Retriever:
         """The same loaded index, questions encoded by `embedder` (the same model, e.g. batched)."""
-
-
-class Reconfigurable:
-    """`with_fusion` and `with_embedder` for the implementations: a shallow copy sharing the loaded index."""
-
-    fusion: FusionConfig
-    embedder: object
-
-    def with_fusion(self, fusion: FusionConfig):
-        other = copy.copy(self)
-        other.fusion = fusion
-        return other
-
-    def with_embedder(self, embedder):
-        other = copy.copy(self)
-        other.embedder = embedder
-        return other

@@ -17,8 +17,8 @@ from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
 from indexer.shelf import read_shelf
 from service.engine.question import Question
-from service.engine.retrieval.mistakes import is_mistakes_section
-from service.engine.retrieval.single import CANDIDATES, Scores, SingleIndexRetriever, _top
+from service.engine.retrieval.mistake_rows import is_mistakes_section
+from service.engine.retrieval.single import CANDIDATES, Scores, SingleIndexRetriever, top_rows
 
 # How deep each shard's dense ranking goes for a question naming no game: the routing reads the games
 # of the first CANDIDATES * AMBIGUOUS_GAMES rows (service/engine/answerer.py: likely_games).
@@ -105,7 +105,7 @@ class ShardSearch:
         terms = self.retriever.lexical.known(analysed.terms)
         lexical = self.retriever.lexical.scores(terms, len(self.data.passages))
         order, values = self.retriever.dense_ranking(vector, depth)
-        scores = Scores(vector, terms, len(analysed.terms), lexical, order, _top(lexical, CANDIDATES))
+        scores = Scores(vector, terms, len(analysed.terms), lexical, order, top_rows(lexical, CANDIDATES))
         top = order[:depth]
         top_game = self.retriever.games_of(top[:1])[0] if len(top) else None
         return ShelfResult(

@@ -19,16 +19,17 @@ from pathlib import Path
 import numpy as np
 
 from indexer import store
-from indexer.errors import IndexMismatchError, UnknownGameError
+from indexer.errors import IndexMismatchError
 from indexer.passages import Passage
 from indexer.shelf import Shelf, read_shelf
-from service.engine.errors import QuestionError
+from service.engine.findings import Hit
 from service.engine.question import Question
-from service.engine.retrieval.fusion import MODES, fuse
-from service.engine.retrieval.mistakes import Mistakes
-from service.engine.retrieval.protocol import Evidence, FusionConfig, Hit, Reconfigurable
+from service.engine.retrieval.fusion import fuse
+from service.engine.retrieval.mistake_rows import MistakeRows
+from service.engine.retrieval.protocol import FusionConfig
+from service.engine.retrieval.retrieve import RetrieverBase
 from service.engine.retrieval.shard_search import SHELF_DEPTH, Candidates
-from service.engine.retrieval.single import CANDIDATES, GAME_WORDS_KEPT
+from service.engine.retrieval.single import CANDIDATES
 
 @dataclass
 class ShardedScores:
@@ -49,7 +50,7 @@ class ShardedScores:
 
 class _MistakeTable:
     """Every shard's common-mistake passages, with their rows and vectors, gathered once by the front: what
-    `nearest_mistake` searches (retrieval/mistakes.py), as the single index searches its own."""
+    `mistakes` searches (retrieval/mistake_rows.py), as the single index searches its own."""
 
     def __init__(self, shelf: Shelf, parts: list, exact: bool):
         dim = len(shelf.centroid)
@@ -67,26 +68,22 @@ class _MistakeTable:
         stacked = vectors[order]
         # As the single index holds them: float32 when exact, the stored float16 above (store.load).
         self.vectors = stacked.astype(np.float32) if exact else stacked
-        self.mistakes = Mistakes(self.passages, self.rows, [g.id for g in shelf.games])
+        self.mistakes = MistakeRows(self.passages, self.rows, [g.id for g in shelf.games])
 
 
-class ShardedRetriever(Reconfigurable):
+class ShardedRetriever(RetrieverBase):
     def __init__(self, shelf: Shelf, clients: list, embedder, fusion: FusionConfig | None = None):
         self.shelf = shelf
         self.clients = clients
         self.embedder = embedder
         self.fusion = fusion or FusionConfig()
-        self.games = shelf.games
-        self.game_ids = [g.id for g in shelf.games]
-        self._games = {g.id: g for g in shelf.games}
+        self._init_catalogue(shelf.games, shelf.centroid)
         self._shard_of = shelf.shard_of()
-        self._centroid = shelf.centroid
         self._exact = shelf.manifest.dense_index == "IndexFlatIP"
         self._versions = [s.corpus_hash for s in shelf.shards]
         self._rows = int(sum(s.passages for s in shelf.shards))
         self.words = shelf.words
         self._mistakes = _MistakeTable(shelf, [c.call("mistakes").result() for c in clients], self._exact)
-        self._game_words: dict[str, tuple[str, frozenset[str]]] = {}
 
     @classmethod
     def load(cls, folder: Path, clients: list, embedder, fusion: FusionConfig | None = None) -> ShardedRetriever:
@@ -105,13 +102,6 @@ class ShardedRetriever(Reconfigurable):
     def manifest(self) -> store.Manifest:
         return self.shelf.manifest
 
-
-    def game(self, game_id: str):
-        try:
-            return self._games[game_id]
-        except KeyError:
-            raise UnknownGameError(game_id, self.game_ids) from None
-
     def passage(self, game_id: str, passage_id: str) -> Passage | None:
         self.game(game_id)
         return self.clients[self._shard_of[game_id]].call("passage", game_id, passage_id).result()
@@ -120,34 +110,20 @@ class ShardedRetriever(Reconfigurable):
         self.game(game_id)
         return self.clients[self._shard_of[game_id]].call(method, *args, game_id).result()
 
-    def game_text(self, game_id: str) -> str:
-        return self._vocabulary(game_id)[0]
-
-    def game_words(self, game_id: str) -> frozenset[str]:
-        return self._vocabulary(game_id)[1]
-
-    def _vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
-        # Asked once per game of its shard, then kept here (as Retriever keeps its own), for GAME_WORDS_KEPT games.
-        known = self._game_words.get(game_id)
-        if known is None:
-            known = self._on_shard("vocabulary", game_id)
-            if len(self._game_words) >= GAME_WORDS_KEPT:
-                self._game_words.pop(next(iter(self._game_words)))
-            self._game_words[game_id] = known
-        return known
+    def _read_vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
+        return self._on_shard("vocabulary", game_id)
 
     def card(self, game_id: str) -> Passage | None:
         return self._on_shard("card", game_id)
 
-    def best_lexical(self, question: str | Question, game: str) -> float:
-        return self._on_shard("best_lexical", game, Question.coerce(question).text)
+    def best_lexical(self, question: Question, game: str) -> float:
+        return self._on_shard("best_lexical", game, question.text)
 
-    def nearest_mistake(self, scores: ShardedScores, game: str, exclude: set[str]) -> tuple[Passage, float] | None:
-        return self._mistakes.mistakes.best(self._mistakes.vectors, scores.vector, game, exclude)
+    def mistakes(self, vector: np.ndarray, game: str) -> tuple[tuple[Passage, float], ...]:
+        return self._mistakes.mistakes.ranked(self._mistakes.vectors, vector, game)
 
-    def score(self, question: str | Question, game: str | None = None, vector: np.ndarray | None = None
+    def score(self, question: Question, game: str | None = None, vector: np.ndarray | None = None
               ) -> ShardedScores:
-        question = Question.coerce(question)
         if vector is None:
             vector = self.embedder.encode_queries([question.text])[0]
         question = question.text
@@ -191,8 +167,6 @@ class ShardedRetriever(Reconfigurable):
                           [p[2] for p in picked])
 
     def rank(self, scores: ShardedScores, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
-        if mode not in MODES:
-            raise QuestionError(f"mode inconnu « {mode} » (modes : {', '.join(MODES)})")
         if game is not None:
             self.game(game)
         if scores.game is not None and game != scores.game:
@@ -216,9 +190,3 @@ class ShardedRetriever(Reconfigurable):
         for r in order:
             seen.setdefault(scores.dense_games[r], r)
         return [(g, scores.dense_dots[r]) for g, r in list(seen.items())[:n]]
-
-    def coverage(self, scores: ShardedScores) -> float:
-        return len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
-
-    def evidence(self, scores: ShardedScores, hit: Hit) -> Evidence:
-        return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), self.coverage(scores))

@@ -14,16 +14,15 @@ from pathlib import Path
 import numpy as np
 
 from indexer import store
-from indexer.corpus import Game
-from indexer.errors import UnknownGameError
 from indexer.lexical import LexicalScores
 from indexer.passages import Passage
-from service.engine.retrieval.mistakes import Mistakes
-from service.engine.errors import QuestionError
+from service.engine.findings import Hit
 from service.engine.phrases import folded
 from service.engine.question import Question
-from service.engine.retrieval.fusion import MODES, fuse
-from service.engine.retrieval.protocol import Evidence, FusionConfig, Hit, Reconfigurable
+from service.engine.retrieval.fusion import fuse
+from service.engine.retrieval.mistake_rows import MistakeRows
+from service.engine.retrieval.protocol import FusionConfig
+from service.engine.retrieval.retrieve import RetrieverBase
 
 # Candidates taken from each of the dense and lexical lists before fusion.
 CANDIDATES = 50
@@ -31,7 +30,6 @@ CANDIDATES = 50
 # most games whose candidates one such search gathers (routing reads the first few games only).
 NPROBE = 16
 SHELF_SEARCH_GAMES = 40
-GAME_WORDS_KEPT = 256
 
 
 @dataclass
@@ -55,20 +53,15 @@ class Scores:
     offset: int = 0
 
 
-class SingleIndexRetriever(Reconfigurable):
+class SingleIndexRetriever(RetrieverBase):
     def __init__(self, data: store.IndexData, embedder, fusion: FusionConfig | None = None):
         self.data = data
         self.embedder = embedder
         self.fusion = fusion or FusionConfig()
         self.passages = data.passages
-        self.games = data.games
-        self.game_ids = [g.id for g in data.games]
+        self._init_catalogue(data.games, data.centroid)
         self.words = data.words
         self.lexical = LexicalScores(data.lexical)
-        self._games = {g.id: g for g in data.games}
-        # mean(V @ q) == mean(V) @ q: the mean cosine to all passages costs one dot product. Stored by the
-        # build (store.centroid): computing it here would read every vector of a memory-mapped shelf.
-        self._centroid = data.centroid
         # The game of each row, as an index into game_ids: filtering a ranking by game is one comparison.
         self._game_index = {gid: gi for gi, gid in enumerate(self.game_ids)}
         self._game_of_row = np.asarray(data.rows.game, dtype=np.int32)
@@ -83,8 +76,7 @@ class SingleIndexRetriever(Reconfigurable):
             gid: (int(rows[0]), int(rows[-1]) + 1) for gid, rows in self._rows_of_game.items()
             if len(rows) and rows[-1] - rows[0] + 1 == len(rows)
         }
-        self._game_words: dict[str, tuple[str, frozenset[str]]] = {}
-        self._mistakes = Mistakes(data.passages, data.rows, self.game_ids)
+        self._mistakes = MistakeRows(data.passages, data.rows, self.game_ids)
         # The manifest says which FAISS index the build chose; only an exact one can be replaced by a product.
         self.exact = data.manifest.dense_index == "IndexFlatIP"
         if data.manifest.dense_index.startswith("IVF"):
@@ -106,12 +98,6 @@ class SingleIndexRetriever(Reconfigurable):
     def manifest(self) -> store.Manifest:
         return self.data.manifest
 
-    def game(self, game_id: str) -> Game:
-        try:
-            return self._games[game_id]
-        except KeyError:
-            raise UnknownGameError(game_id, self.game_ids) from None
-
     def rows_of(self, game_id: str) -> np.ndarray:
         """The game's rows (sorted)."""
         return self._rows_of_game[self.game(game_id).id]
@@ -124,35 +110,21 @@ class SingleIndexRetriever(Reconfigurable):
         return next((p for p in map(self.passages.__getitem__, self.rows_of(game_id).tolist())
                      if p.id == passage_id), None)
 
-    def game_words(self, game_id: str) -> frozenset[str]:
-        return self._game_vocabulary(game_id)[1]
-
-    def game_text(self, game_id: str) -> str:
-        return self._game_vocabulary(game_id)[0]
-
-    def _game_vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
-        # Read once per game and kept for the GAME_WORDS_KEPT games asked about last: a question reads its
-        # own game's passages, never the shelf's.
+    def _read_vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
+        """The game's folded text and words, from its own rows only (kept by RetrieverBase)."""
         from indexer.analysis import folded_words
 
-        known = self._game_words.get(game_id)
-        if known is None:
-            rows = self.rows_of(game_id).tolist()
-            texts = [f"{p.section or ''}\n{p.text}" for p in map(self.passages.__getitem__, rows) if not p.is_card]
-            text = folded("\n".join(texts))
-            known = (text, folded_words(text.split()))
-            if len(self._game_words) >= GAME_WORDS_KEPT:
-                self._game_words.pop(next(iter(self._game_words)))
-            self._game_words[game_id] = known
-        return known
+        rows = self.rows_of(game_id).tolist()
+        texts = [f"{p.section or ''}\n{p.text}" for p in map(self.passages.__getitem__, rows) if not p.is_card]
+        text = folded("\n".join(texts))
+        return text, folded_words(text.split())
 
     def card(self, game_id: str) -> Passage | None:
         rows = self.rows_of(game_id)
         first = self.passages[int(rows[0])] if len(rows) else None
         return first if first is not None and first.is_card else None
 
-    def score(self, question: str | Question, game: str | None = None, vector: np.ndarray | None = None) -> Scores:
-        question = Question.coerce(question)
+    def score(self, question: Question, game: str | None = None, vector: np.ndarray | None = None) -> Scores:
         if vector is None:
             vector = self.embedder.encode_queries([question.text])[0]
         terms = self.lexical.known(question.terms)
@@ -164,13 +136,13 @@ class SingleIndexRetriever(Reconfigurable):
                 dense_order = lo + np.argsort(-cosines, kind="stable")
                 lexical = self.lexical.range_scores(terms, lo, hi)
                 return Scores(vector, terms, len(question.terms), lexical, dense_order,
-                              lo + _top(lexical, CANDIDATES), game, lo)
+                              lo + top_rows(lexical, CANDIDATES), game, lo)
         lexical = self.lexical.scores(terms, len(self.passages))
         return Scores(vector, terms, len(question.terms), lexical, self._dense_order(vector),
-                      _top(lexical, CANDIDATES))
+                      top_rows(lexical, CANDIDATES))
 
-    def best_lexical(self, question: str | Question, game: str) -> float:
-        terms = self.lexical.known(Question.coerce(question).terms)
+    def best_lexical(self, question: Question, game: str) -> float:
+        terms = self.lexical.known(question.terms)
         if not terms:
             return 0.0
         if game in self._range_of_game and self.lexical.postings_sorted:
@@ -204,14 +176,8 @@ class SingleIndexRetriever(Reconfigurable):
         best = order[np.sort(first)[:n]]
         return [(self.game_ids[self._game_of_row[r]], float(self.data.vectors[r] @ scores.vector)) for r in best]
 
-    def coverage(self, scores: Scores) -> float:
-        return len(scores.terms) / scores.n_terms if scores.n_terms else 0.0
-
-    def evidence(self, scores: Scores, hit: Hit) -> Evidence:
-        return Evidence(hit.dense, hit.dense - float(self._centroid @ scores.vector), self.coverage(scores))
-
-    def nearest_mistake(self, scores: Scores, game: str, exclude: set[str]) -> tuple[Passage, float] | None:
-        return self._mistakes.best(self.data.vectors, scores.vector, game, exclude)
+    def mistakes(self, vector: np.ndarray, game: str) -> tuple[tuple[Passage, float], ...]:
+        return self._mistakes.ranked(self.data.vectors, vector, game)
 
     def candidate_rows(self, scores: Scores, game: str | None) -> np.ndarray:
         """The rows a ranking fuses: the game's (or every game's) CANDIDATES nearest by cosine and CANDIDATES
@@ -234,11 +200,9 @@ class SingleIndexRetriever(Reconfigurable):
         if game is None or scores.game is not None:  # every game's best, or the scored game's own
             return scores.lexical_order[:CANDIDATES]
         # The game's rows are in row order, so this is a shelf-wide ranking filtered to the game.
-        return rows[_top(scores.lexical[rows], CANDIDATES)]
+        return rows[top_rows(scores.lexical[rows], CANDIDATES)]
 
     def rank(self, scores: Scores, game: str | None = None, k: int = 5, mode: str = "hybrid") -> list[Hit]:
-        if mode not in MODES:
-            raise QuestionError(f"mode inconnu « {mode} » (modes : {', '.join(MODES)})")
         rows = self.rows_of(game) if game is not None else None
         if scores.game is not None and game != scores.game:
             raise ValueError(f"scores of {scores.game!r} only, ranked for {game!r}")
@@ -255,7 +219,7 @@ class SingleIndexRetriever(Reconfigurable):
         ]
 
 
-def _top(values: np.ndarray, k: int) -> np.ndarray:
+def top_rows(values: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k highest positive values, by descending value, ties by index: the first k of a
     stable sort of every positive value, without sorting them all."""
     positive = np.flatnonzero(values > 0)

@@ -8,7 +8,7 @@ from indexer.passages import passages_of
 from indexer.pdf import import_pdf
 from indexer.pdf.card_fields import card_fields, component_nouns, propose_lexique
 from indexer.pdf.structure import Block
-from service.engine.routing.players_words import lexicon_groups
+from service.engine.players_words import lexicon_groups
 
 
 def test_card_fields_from_cover_texts():

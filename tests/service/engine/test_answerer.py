@@ -9,6 +9,7 @@ from indexer.errors import UnknownGameError
 from indexer.passages import Passage
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.compose.quote import citation, extract_answer, short_citation
+from service.engine.question import Question
 from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.calibration import Calibration
 
@@ -110,7 +111,7 @@ def test_citation_forms():
 
 def test_extract_answer_of_a_question_passage_takes_its_lead_sentences():
     p = passage("Peut-on tourner ?\nNon. Le numéro doit rester lisible. On peut créer des impasses.", title="Peut-on tourner ?")
-    assert extract_answer(p, "on peut tourner les tuiles ?") == "Non. Le numéro doit rester lisible."
+    assert extract_answer(p, Question.of("on peut tourner les tuiles ?")) == "Non. Le numéro doit rester lisible."
 
 
 def test_extract_answer_elsewhere_takes_the_sentence_closest_to_the_question():
@@ -119,7 +120,7 @@ def test_extract_answer_elsewhere_takes_the_sentence_closest_to_the_question():
         "Le plus haut total gagne la partie et tout le monde applaudit.",
         title="Aux points",
     )
-    answer = extract_answer(p, "Combien rapporte une pépite d'or ?")
+    answer = extract_answer(p, Question.of("Combien rapporte une pépite d'or ?"))
     assert answer.startswith("Additionne tes trésors") and "plus haut total" not in answer
 
 
@@ -164,7 +165,7 @@ def test_a_misspelt_name_near_two_games_asks_which(fake_index):
     # Two games whose names are one letter from the question's "Cubirts", at the same place.
     retriever = answerer.retriever
     games = [replace(g, aliases=("Cubirys",)) if g.id == "cubitos" else g for g in retriever.games]
-    from service.engine.routing.names import GameNames
+    from service.engine.question.names import GameNames
 
     answerer.names = GameNames(games, answerer.signaller.vocabulary)
     answerer = answerer.with_features()  # its router reads the names again

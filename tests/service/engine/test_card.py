@@ -2,7 +2,8 @@
 
 import pytest
 
-from service.engine.compose.card import CardQuestions, card_questions
+from service.engine.question.card_question import CardQuestions, card_questions
+from service.engine.question import Question
 
 NAMES = frozenset({"karuba", "sans", "arret", "cubirds"})
 
@@ -22,7 +23,7 @@ NAMES = frozenset({"karuba", "sans", "arret", "cubirds"})
     ("il y a des extensions ?", "expansions"),
 ])
 def test_card_questions_name_their_field(question, field):
-    asked = card_questions().asked(question, NAMES)
+    asked = card_questions().asked(Question.of(question), NAMES)
     assert asked is not None and asked.field == field and asked.missing
 
 
@@ -34,7 +35,7 @@ def test_card_questions_name_their_field(question, field):
     "Il faut combien de voies pour gagner ?",
 ])
 def test_rules_questions_holding_a_cue_are_not_card_questions(question):
-    assert card_questions().asked(question, NAMES) is None
+    assert card_questions().asked(Question.of(question), NAMES) is None
 
 
 def test_the_longest_cue_decides_the_field_and_unknown_fields_are_refused():
@@ -42,7 +43,7 @@ def test_the_longest_cue_decides_the_field_and_unknown_fields_are_refused():
                        "duration": {"cues": ["combien de temps"], "missing": "la durée"}},
             "residual": ["jeu"]}
     cards = CardQuestions(data)
-    assert cards.asked("combien de temps, le jeu ?").field == "duration"
-    assert cards.asked("combien de temps pour ranger le jeu ?") is None  # "ranger" is no card word
+    assert cards.asked(Question.of("combien de temps, le jeu ?")).field == "duration"
+    assert cards.asked(Question.of("combien de temps pour ranger le jeu ?")) is None  # "ranger" is no card word
     with pytest.raises(ValueError, match="unknown"):
         CardQuestions({"fields": {"weight": {"cues": ["poids"], "missing": "le poids"}}, "residual": []})

@@ -8,7 +8,8 @@ from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
 from indexer.analysis import fold
 from service.engine.question import Turn
-from service.engine.routing.follow_up import combined, elliptic, known_terms
+from service.engine.question import Question
+from service.engine.question.follow_up import combined, elliptic, known_terms
 from service.engine.errors import QuestionError
 from tests.fakes import fake_answerer
 
@@ -22,7 +23,7 @@ from tests.fakes import fake_answerer
     ("etonnant : on peut poser une plaquette sur une autre ?", False),  # "et" opens no word here
 ])
 def test_elliptic(question, expected):
-    assert elliptic(question) is expected
+    assert elliptic(Question.of(question)) is expected
 
 
 def test_combined_text_carries_both_questions():
@@ -51,10 +52,10 @@ def test_a_bad_previous_turn_is_refused():
 
 def test_a_word_the_rules_never_use_opens_a_new_topic():
     known = known_terms(fold("À deux joueurs, chacun joue avec sa plaquette."))
-    assert elliptic("et à deux joueurs ?", known)
+    assert elliptic(Question.of("et à deux joueurs ?"), known)
     # Short, but "licornes" and "volantes" are no words of the game: not the previous topic.
-    assert not elliptic("Peut-on jouer avec des licornes volantes ?", known)
-    assert elliptic("et avec des licornes ?", known)  # "et": the player says it follows on
+    assert not elliptic(Question.of("Peut-on jouer avec des licornes volantes ?"), known)
+    assert elliptic(Question.of("et avec des licornes ?"), known)  # "et": the player says it follows on
 
 
 def test_an_unknown_topic_after_a_found_answer_is_asked_on_its_own(fake_index):

@@ -6,7 +6,7 @@ import pytest
 from indexer.errors import ModelError
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
-from service.engine.judge import CrossEncoderReranker
+from service.engine.judge.reranker import CrossEncoderReranker
 from service.runtime.settings import load_settings
 from tests.fakes import tiny_cross_encoder, fake_answerer
 

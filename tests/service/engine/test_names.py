@@ -1,7 +1,7 @@
 import pytest
 
 from indexer.corpus import Game
-from service.engine.routing.names import GameNames
+from service.engine.question.names import GameNames
 
 GAMES = [
     Game("karuba", "Karuba"),

@@ -10,8 +10,8 @@ from service.engine.decide.abstention import AbstentionPolicy
 
 from service.engine.compose.answer_set import AnswerSetPolicy, conformal_gap
 from service.engine.calibration import Calibration
-from service.engine.compose.mistakes import WarningPolicy
-from service.engine.retrieval.mistakes import is_mistakes_section
+from service.engine.compose.common_mistake import WarningPolicy
+from service.engine.retrieval.mistake_rows import is_mistakes_section
 from service.engine.decide.refusal import RefusalPolicy
 from service.engine.decide.signals import Signals
 from service.engine.retrieval.protocol import Hit

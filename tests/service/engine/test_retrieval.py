@@ -13,6 +13,7 @@ from service.engine.retrieval.fusion import MODES
 from service.engine.retrieval.protocol import FusionConfig
 from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from tests.fakes import FakeEmbedder, fake_answerer
+from service.engine.question import Question
 
 QUESTIONS = [
     "Les pépites d'or rapportent combien à la fin ?",
@@ -152,9 +153,9 @@ def test_scoring_one_game_ranks_as_filtering_all_games(fake_index):
     retriever = Retriever.load(fake_index, FakeEmbedder())
     assert set(retriever._range_of_game) == set(retriever.game_ids) and retriever.lexical.postings_sorted
     for question in QUESTIONS:
-        shelf = retriever.score(question)
+        shelf = retriever.score(Question.of(question))
         for game in retriever.game_ids:
-            alone = retriever.score(question, game)
+            alone = retriever.score(Question.of(question), game)
             assert alone.game == game and len(alone.lexical) == len(retriever._rows_of_game[game])
             for mode in MODES:
                 assert retriever.rank(alone, game, 10, mode) == retriever.rank(shelf, game, 10, mode)
@@ -164,7 +165,7 @@ def test_scoring_one_game_ranks_as_filtering_all_games(fake_index):
 
 def test_likely_games_are_distinct_and_ordered(fake_index):
     retriever = Retriever.load(fake_index, FakeEmbedder())
-    likely = retriever.likely_games(retriever.score("Les pépites d'or rapportent combien ?"), 3)
+    likely = retriever.likely_games(retriever.score(Question.of("Les pépites d'or rapportent combien ?")), 3)
     games = [g for g, _ in likely]
     assert len(set(games)) == 3 and [c for _, c in likely] == sorted((c for _, c in likely), reverse=True)
     assert games[0] == "karuba"
@@ -178,7 +179,7 @@ def test_rank_equals_brute_force(fake_index, monkeypatch, candidates, approximat
     retriever = Retriever.load(fake_index, FakeEmbedder(), FusionConfig(dense_weight=0.7))
     monkeypatch.setattr(retriever, "exact", not approximate)
     for question in QUESTIONS:
-        scores = retriever.score(question)
+        scores = retriever.score(Question.of(question))
         for game in (None, *retriever.game_ids):
             for mode in MODES:
                 got = [(h.passage.id, h.score) for h in retriever.rank(scores, game, 10, mode)]
@@ -188,7 +189,7 @@ def test_rank_equals_brute_force(fake_index, monkeypatch, candidates, approximat
 
 def test_rank_of_a_game_stays_in_the_game(fake_index):
     retriever = Retriever.load(fake_index, FakeEmbedder())
-    scores = retriever.score("Combien de points à la fin ?")
+    scores = retriever.score(Question.of("Combien de points à la fin ?"))
     for game in retriever.game_ids:
         hits = retriever.rank(scores, game, 20, "hybrid")
         assert hits and {h.passage.game for h in hits} == {game}
@@ -270,4 +271,4 @@ def test_top_is_the_beginning_of_a_stable_sort_of_every_positive_score(k):
         scores = rng.integers(-1, 6, 300).astype(np.float64)  # many ties, zeros and negatives
         positive = np.flatnonzero(scores > 0)
         full = positive[np.argsort(-scores[positive], kind="stable")]
-        assert retrieval._top(scores, k).tolist() == full[:k].tolist()
+        assert retrieval.top_rows(scores, k).tolist() == full[:k].tolist()

@@ -12,7 +12,7 @@ from service.engine.question import Query
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
 from service.engine.limits import MODES
-from service.engine.compose.mistakes import WarningPolicy
+from service.engine.compose.common_mistake import WarningPolicy
 from service.engine.retrieval.sharded import ShardedRetriever
 from service.engine.retrieval.shard_search import local_shards
 from tests.fakes import CORPUS, FakeEmbedder, fake_answerer

@@ -1,5 +1,5 @@
 """The common-mistake passages of each game, found once per loaded index: what a retriever searches when the
-answer shows an "Erreur fréquente" beside it (service/engine/compose/mistakes.py).
+answer shows an "Erreur fréquente" beside it (service/engine/compose/common_mistake.py).
 
 A corpus file marks such a section with a heading like "Les erreurs fréquentes" (corpus/README.md).
 """
@@ -17,7 +17,7 @@ def is_mistakes_section(section: str | None) -> bool:
     return bool(section and SECTION.search(section))
 
 
-class Mistakes:
+class MistakeRows:
     """The rows of every game's common-mistake passages, from the rows' sections (store.Rows), without reading
     the passages."""
 
@@ -28,12 +28,10 @@ class Mistakes:
         for i in np.flatnonzero(np.isin(rows.section, marked)).tolist():
             self._rows.setdefault(game_ids[rows.game[i]], []).append(i)
 
-    def best(self, vectors: np.ndarray, question: np.ndarray, game: str, exclude: set[str]):
-        """(passage, cosine) of the game's mistake passage closest to the question, leaving out the
-        passages whose id is in `exclude` (those already shown as the answer); None if there is none."""
-        rows = [r for r in self._rows.get(game, ()) if self._passages[r].id not in exclude]
+    def ranked(self, vectors: np.ndarray, question: np.ndarray, game: str) -> tuple[tuple[object, float], ...]:
+        """(passage, cosine) of the game's mistake passages, nearest to the question first (ties by row)."""
+        rows = self._rows.get(game, ())
         if not rows:
-            return None
+            return ()
         cosines = vectors[rows] @ question
-        i = int(np.argmax(cosines))
-        return self._passages[rows[i]], float(cosines[i])
+        return tuple((self._passages[rows[i]], float(cosines[i])) for i in np.argsort(-cosines, kind="stable"))

@@ -27,7 +27,7 @@ from pathlib import Path
 from indexer.analysis import APOSTROPHES, STOPWORDS, fold
 from service.engine.question import Question
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "lexicon.json"
+DATA = Path(__file__).resolve().parent / "data" / "lexicon.json"
 _WORD = re.compile(r"\w+")
 _ELIDED = frozenset({"l", "d", "j", "n", "s", "c", "t", "m", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu"})
 
@@ -79,7 +79,7 @@ def _entry(phrase: str) -> _Entry:
 class Lexicon:
     def __init__(self, groups: Iterable[Iterable[str]]):
         self._groups = [[e for e in map(_entry, group) if e.stems] for group in groups]
-        # Per game, the replacements its words decide, computed at its first question (service/engine/retrieval/single.py
+        # Per game, the replacements its words decide, computed at its first question (service/engine/retrieval/
         # keeps the games' words for as many games).
         self._tables: dict[object, list[tuple[_Entry, str]]] = {}
 
@@ -110,12 +110,11 @@ class Lexicon:
             self._tables[key] = table
         return table
 
-    def rewrite(self, question: str | Question, vocabulary: frozenset[str], own: Iterable[tuple[str, Iterable[str]]] = (),
+    def rewrite(self, question: Question, vocabulary: frozenset[str], own: Iterable[tuple[str, Iterable[str]]] = (),
                 key=None) -> Rewrite:
         """The question as the game's rulebook would word it. `vocabulary`: the folded words of the game's
         text; `own`: the game's header lexicon, (rulebook word, players' words) pairs, applied first; `key`:
         names the game, so that what its words decide is computed once."""
-        question = Question.coerce(question)
         found = question.spans  # (stem, start, end)
         text = question.text
         if not found:
@@ -153,3 +152,10 @@ def lexicon_groups(path: Path = DATA) -> list[list[str]]:
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
     return Lexicon.load()
+
+
+def in_game_words(lexicon: Lexicon, text: str, game, words: frozenset[str]) -> Rewrite:
+    """`text` with the players' words the game's rulebook does not use replaced by its own. `game`: the
+    indexer.corpus.Game (its header lexicon), `words`: the folded words of its text (Retriever.game_words)."""
+    # Keyed by the words themselves: a frozenset keeps its hash, and a new index version brings new words.
+    return lexicon.rewrite(Question.of(text), words, game.lexicon, key=(game.id, words))

@@ -18,13 +18,12 @@ _CONNECTOR = re.compile(r"^(et|mais|sinon|pareil|idem|meme|aussi|alors|ou bien|o
 MAX_ELLIPTIC_TERMS = 3
 
 
-def elliptic(question: str | Question, known: frozenset[str] | None = None) -> bool:
+def elliptic(question: Question, known: frozenset[str] | None = None) -> bool:
     """The question leans on the previous one: it opens with a connector, or it has few terms of its own and
     (when `known`, the folded stems of the game's rules, is given) all of them are words of the rules. A short
     question with a word the rules never use opens a new topic ("Peut-on jouer avec des licornes volantes ?"):
     asked with the previous question's words it would get the previous answer; asked on its own it can be
     refused. A connector ("et…", "mais…") is the player's own word that it follows on: always kept."""
-    question = Question.coerce(question)
     if _CONNECTOR.match(question.folded):
         return True
     return len(question.terms) <= MAX_ELLIPTIC_TERMS and (known is None or question.folded_terms <= known)

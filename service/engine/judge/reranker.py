@@ -1,9 +1,10 @@
-"""The judge, fourth stage of an answer, optional: a cross-encoder read from a local folder (RULESQA_RERANKER).
+"""The reranker, the judge's optional part (judge/order.py): a cross-encoder read from a local folder
+(RULESQA_RERANKER).
 
 No registry here ships a French cross-encoder, so none is the default; a club with a stronger model on
 disk (a bge-reranker or mmarco folder saved by sentence-transformers) points RULESQA_RERANKER at it and
 measures its gain with `rulesqa eval` (docs/EVAL.md). It re-orders the first TOP_N passages of the answer's
-game by its own score, which then decides the abstention (service/engine/calibration.py, feature "rerank"): a
+game by its own score, which then decides the abstention (Evidence.rerank, service/engine/calibration.py): a
 calibration is measured per embedding model and reranker pair. It never downloads anything: a folder that
 is not a cross-encoder, or one whose classification head is missing (a bare encoder, which transformers would
 complete with a random head and so rank at random), is a ModelError at start.

@@ -1,6 +1,8 @@
 """The question, first stage of an answer: checked against the limits once (`validate` -> Query) and analysed
 once (`Question`): its folded text, its index terms with their offsets, the stems of its folded form. Every
-later stage (routing, retrieval, the refusal signals, the quote) reads these instead of analysing it again."""
+later stage (retrieval, routing, the refusal signals, the quote) reads these instead of analysing it again.
+What else the question says by itself is read here too: the game it names (names.py), whether it follows on
+from the previous turn (follow_up.py, both read by reading.py), and which card field it asks (card_question.py)."""
 
 from __future__ import annotations
 
@@ -25,11 +27,6 @@ class Question:
     @lru_cache(maxsize=2048)
     def of(text: str) -> Question:
         return Question(text, tuple(analyze_spans(text)))
-
-    @staticmethod
-    def coerce(question: str | Question) -> Question:
-        """A text as a Question; a Question as it is (the engine passes Questions, tests and callers may pass text)."""
-        return question if isinstance(question, Question) else Question.of(question)
 
     @cached_property
     def terms(self) -> tuple[str, ...]:
