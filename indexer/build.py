@@ -74,7 +74,7 @@ def dense_index(vectors: np.ndarray):
 
 
 # Encodes passage texts (already prompted by the embedder) into L2-normalised float32 rows, in order,
-# calling `progress(n)` as each n are done: the local loop below, or a cluster (indexer/cluster.py).
+# calling `progress(n)` as each n are done: the local loop below, or a cluster (indexer/ray_encode.py).
 PassageEncoder = Callable[[list[str], Callable[[int], None]], np.ndarray]
 
 
@@ -161,7 +161,7 @@ def build_index(corpus: Path, out: Path, embedder: Embedder, progress: bool = Tr
     """Build the index of `corpus` into `out` (atomically, under the folder's lock: a concurrent build of the
     same folder waits); returns its manifest and build statistics. The embedder's model folder, when it is
     one of ours (`model_source`), goes into the index, so that loading it needs nothing else. `encode`
-    encodes the passages (default: here, with `embedder`; indexer/cluster.py: on a Ray cluster)."""
+    encodes the passages (default: here, with `embedder`; indexer/ray_encode.py: on a Ray cluster)."""
     with index_locked(out):
         return _build_index(corpus, Path(out), embedder, progress, encode)
 

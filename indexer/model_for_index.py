@@ -25,7 +25,7 @@ from indexer.errors import IndexMismatchError, ModelError
 from indexer.locks import exclusive_if_unused, models_locked, remove_leftovers
 from indexer.models import get_family, load_embedder
 from indexer.models.embedders import load_folder_embedder
-from indexer.models.description import MANIFEST, ONNX_FILE, read_manifest
+from indexer.models.description import MANIFEST, ONNX_FILE, read_model_manifest
 from indexer.models.e5 import MODEL_NAME, ensure_model
 from indexer.models.e5.finetune import (
     ADAPTED_SUFFIX,
@@ -82,7 +82,7 @@ def _own_model(index_dir: Path, fingerprint: str) -> Path | None:
         folder = store.model_folder(index_dir)
     except IndexMismatchError:
         return None
-    if folder is None or (read_manifest(folder) or {}).get("fingerprint") != fingerprint:
+    if folder is None or (read_model_manifest(folder) or {}).get("fingerprint") != fingerprint:
         return None
     return folder
 

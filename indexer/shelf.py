@@ -1,11 +1,8 @@
 """A shelf in K shards by game (`rulesqa index --shards K`): K index folders and a catalogue.
 
-    OUT/shelf.json       the shards: each one's folder, games (in the single index's row order), the row
-                         where each game starts in the single index, and its corpus hash
-    OUT/manifest.json    the manifest a single index of the whole corpus would have (same corpus hash)
-    OUT/games.json       every game, in the single index's order
-    OUT/words.txt        the whole corpus's folded words (the union of the shards', folding is per token)
-    OUT/centroid.npy     the mean of every vector (exact in float64, as store.centroid)
+    OUT/shelf.json …     the catalogue (shelf.json, manifest.json, games.json, words.txt, centroid.npy): the
+                         shards, and the whole corpus as a single index of it would describe it; written
+                         and read by store.py alone (store.save_shelf_catalogue, read_shelf_catalogue)
     OUT/shard-00/ …      ordinary index folders (store.py), each with whole games, in the single index's
                          row order
 
@@ -19,9 +16,8 @@ folder is written beside the old one and renamed into place.
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,18 +29,7 @@ from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
 from indexer.lexical import restrict
 
-SHELF_FILE = "shelf.json"
-SHELF_FORMAT = 1
 MAX_SHARDS = 256
-
-
-@dataclass(frozen=True)
-class ShardInfo:
-    folder: str
-    games: list[str]
-    starts: list[int]  # the row of each game's first passage in the single index
-    passages: int
-    corpus_hash: str
 
 
 @dataclass(frozen=True)
@@ -53,7 +38,7 @@ class Shelf:
 
     folder: Path
     manifest: store.Manifest
-    shards: list[ShardInfo]
+    shards: list[store.ShardInfo]
     games: list[Game]
     words: frozenset[str]
     centroid: np.ndarray
@@ -63,7 +48,7 @@ class Shelf:
 
 
 def is_sharded(folder: Path) -> bool:
-    return (Path(folder) / SHELF_FILE).is_file()
+    return store.is_shelf(folder)
 
 
 def assign(passages_per_game: dict[str, int], k: int) -> list[list[str]]:
@@ -108,39 +93,16 @@ def build_shards(corpus: Path, out: Path, embedder, shards: int, progress: bool 
                                        restrict(data.lexical, rows), [data.tokens[r] for r in rows],
                                        model_dir=data.model_dir),  # each shard holds its model (index format 6)
                        tmp / folder)
-            words |= set((tmp / folder / "words.txt").read_text("utf-8").split("\n")) - {""}
-            infos.append(ShardInfo(folder, group, [game_rows[g][0] if g in game_rows else -1 for g in group],
-                                   len(rows), manifest.corpus.hash))
-        _save_catalogue(tmp, data, vectors16, infos, words)
+            words |= store.read_words(tmp / folder)
+            infos.append(store.ShardInfo(folder, group, [game_rows[g][0] if g in game_rows else -1 for g in group],
+                                         len(rows), manifest.corpus.hash))
+        store.save_shelf_catalogue(tmp, store.ShelfCatalogue(data.manifest, data.games, frozenset(words),
+                                                             store.centroid(vectors16), infos))
     return BuildResult(data.manifest, built.stats(started))
-
-
-def _save_catalogue(folder: Path, data: store.IndexData, vectors16: np.ndarray, infos: list[ShardInfo],
-                    words: set[str]) -> None:
-    (folder / "manifest.json").write_text(json.dumps(data.manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
-    games = [asdict(g) for g in data.games]
-    (folder / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
-    (folder / "words.txt").write_text("\n".join(sorted(words)), "utf-8")
-    np.save(folder / "centroid.npy", store.centroid(vectors16), allow_pickle=False)
-    shelf = {"format": SHELF_FORMAT, "rows": len(data.passages), "shards": [asdict(i) for i in infos]}
-    (folder / SHELF_FILE).write_text(json.dumps(shelf, ensure_ascii=False, indent=1), "utf-8")
 
 
 def read_shelf(folder: Path) -> Shelf:
     """The catalogue of a sharded index folder; refused (IndexMismatchError) when unreadable or not one."""
-    folder = Path(folder)
-    try:
-        shelf = json.loads((folder / SHELF_FILE).read_text("utf-8"))
-        if shelf.get("format") != SHELF_FORMAT:
-            raise ValueError(f"format {shelf.get('format')!r}")
-        manifest = store.Manifest.from_dict(json.loads((folder / "manifest.json").read_text("utf-8")))
-        games = [store.game_from_dict(g) for g in json.loads((folder / "games.json").read_text("utf-8"))]
-        words = frozenset((folder / "words.txt").read_text("utf-8").split("\n")) - {""}
-        centroid = np.load(folder / "centroid.npy", allow_pickle=False)
-        shards = [ShardInfo(**s) for s in shelf["shards"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise IndexMismatchError(f"index partagé illisible dans {folder} ({exc}) : {store.REBUILD_HINT}") from None
-    if manifest.format_version != store.FORMAT_VERSION:
-        raise IndexMismatchError(f"index au format {manifest.format_version!r}, ce code attend le format "
-                                 f"{store.FORMAT_VERSION} : {store.REBUILD_HINT}")
-    return Shelf(folder, manifest, shards, games, words, centroid)
+    catalogue = store.read_shelf_catalogue(folder)
+    return Shelf(Path(folder), catalogue.manifest, catalogue.shards, catalogue.games, catalogue.words,
+                 catalogue.centroid)

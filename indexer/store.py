@@ -44,6 +44,17 @@ has one), under the folder's advisory lock (indexer/locks.py), so an interrupted
 the previous index as it was, and the next save removes what a killed one left. rows.npz, words.txt and centroid.npy are computed by `save` from what it
 writes, so they always describe it; `load` reads them and leaves the passages and vectors on disk. `check_compatible` refuses an index whose vectors or terms were made
 by another model, passage template or analyzer than the ones asking.
+
+A shelf (indexer/shelf.py: K index folders of whole games) keeps, beside its shard folders, its catalogue:
+what the service needs of the whole corpus without opening a shard (`save_shelf_catalogue`,
+`read_shelf_catalogue`).
+
+    shelf.json      the shards: each one's folder, games (in the single index's row order), the row where
+                    each game starts in the single index, its passage count and corpus hash; the rows in all
+    manifest.json   the manifest a single index of the whole corpus would have (same corpus hash)
+    games.json      every game, in the single index's order
+    words.txt       the whole corpus's folded words (the union of the shards', folding is per token)
+    centroid.npy    the mean of every vector (exact in float64, as `centroid`)
 """
 
 from __future__ import annotations
@@ -53,7 +64,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -64,7 +75,7 @@ from indexer.atomic import folder_replaced
 from indexer.corpus import SOURCE_KEYS, Game
 from indexer.models.description import E5_FORM, passage_text
 from indexer.models.description import MANIFEST as MODEL_MANIFEST
-from indexer.models.description import read_manifest as read_model_manifest
+from indexer.models.description import read_model_manifest
 from indexer.errors import IndexMismatchError
 from indexer.locks import index_locked, remove_leftovers
 from indexer.passage_file import PassageFile
@@ -79,6 +90,8 @@ MODEL_DIR = "model"
 # Model files at least this large are hard-linked into the index when they can be; smaller ones are copied.
 LINK_MIN_BYTES = 1 << 20
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
+SHELF_FILE = "shelf.json"
+SHELF_FORMAT = 1
 # Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused. (A model's own
 # passage form is part of its fingerprint: indexer/models/description.py.)
 PASSAGE_TEMPLATE = 1
@@ -244,19 +257,47 @@ def save(index: IndexData, target: Path) -> Path:
 
 def _save_files(index: IndexData, tmp: Path, faiss) -> None:
     model = _place_model(Path(index.model_dir), tmp / MODEL_DIR) if index.model_dir is not None else None
-    manifest = replace(index.manifest, model=model)
-    (tmp / "manifest.json").write_text(json.dumps(manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
+    _write_manifest(tmp, replace(index.manifest, model=model))
     tokens = _save_passages(tmp, index.passages, index.games)
     tokens.update(w for g in index.games for w in " ".join([g.title, g.id, *g.aliases]).split())
-    (tmp / "words.txt").write_text("\n".join(sorted(folded_words(tokens))), "utf-8")
-    games = [asdict(g) for g in index.games]
-    (tmp / "games.json").write_text(json.dumps(games, ensure_ascii=False, indent=2), "utf-8")
+    _write_words(tmp, folded_words(tokens))
+    _write_games(tmp, index.games)
     vectors = np.asarray(index.vectors, dtype=np.float16)
     np.save(tmp / "vectors.npy", vectors, allow_pickle=False)
-    np.save(tmp / "centroid.npy", centroid(vectors), allow_pickle=False)
+    _write_centroid(tmp, centroid(vectors))
     faiss.write_index(index.dense, str(tmp / "dense.faiss"))
     index.lexical.save(str(tmp / "lexical"), show_progress=False)
     _save_tokens(tmp / "tokens.npz", index.tokens)
+
+
+def _write_manifest(folder: Path, manifest: Manifest) -> None:
+    (folder / "manifest.json").write_text(json.dumps(manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
+
+
+def _write_games(folder: Path, games: list[Game]) -> None:
+    games_json = json.dumps([asdict(g) for g in games], ensure_ascii=False, indent=2)
+    (folder / "games.json").write_text(games_json, "utf-8")
+
+
+def _write_words(folder: Path, words: Iterable[str]) -> None:
+    (folder / "words.txt").write_text("\n".join(sorted(words)), "utf-8")
+
+
+def _write_centroid(folder: Path, mean: np.ndarray) -> None:
+    np.save(folder / "centroid.npy", mean, allow_pickle=False)
+
+
+def _read_games(folder: Path) -> list[Game]:
+    return [game_from_dict(g) for g in json.loads((folder / "games.json").read_text("utf-8"))]
+
+
+def read_words(folder: Path) -> frozenset[str]:
+    """The folded words of an index folder or a shelf (words.txt)."""
+    return frozenset((Path(folder) / "words.txt").read_text("utf-8").split("\n")) - {""}
+
+
+def _read_centroid(folder: Path) -> np.ndarray:
+    return np.load(folder / "centroid.npy", allow_pickle=False)
 
 
 def _place_model(source: Path, dest: Path) -> ModelInfo:
@@ -385,12 +426,12 @@ def load(folder: Path) -> IndexData:
         with np.load(folder / "rows.npz", allow_pickle=False) as data:
             rows = Rows(data["game"], data["section"], tuple(data["sections"].tolist()))
             passages = PassageFile(folder / "passages.jsonl", data["offsets"])
-        words = frozenset((folder / "words.txt").read_text("utf-8").split("\n")) - {""}
-        games = [game_from_dict(g) for g in json.loads((folder / "games.json").read_text("utf-8"))]
+        words = read_words(folder)
+        games = _read_games(folder)
         vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
         if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/engine/retrieval/single.py)
             vectors = np.asarray(vectors, dtype=np.float32)
-        mean = np.load(folder / "centroid.npy", allow_pickle=False)
+        mean = _read_centroid(folder)
         dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = bm25s.BM25.load(str(folder / "lexical"), show_progress=False)
     except Exception as exc:  # any unreadable file means the same thing to the user
@@ -420,3 +461,61 @@ def load_vectors_for_reuse(folder: Path, embedding: EmbeddingInfo) -> dict[str, 
     if len(ids) != len(vectors):
         return {}
     return dict(zip(ids, vectors))
+
+
+# ---------- a shelf's catalogue ----------
+
+
+@dataclass(frozen=True)
+class ShardInfo:
+    folder: str
+    games: list[str]
+    starts: list[int]  # the row of each game's first passage in the single index
+    passages: int
+    corpus_hash: str
+
+
+@dataclass(frozen=True)
+class ShelfCatalogue:
+    """A shelf's own files: the whole corpus as a single index would describe it, and its shards."""
+
+    manifest: Manifest
+    games: list[Game]
+    words: frozenset[str]
+    centroid: np.ndarray
+    shards: list[ShardInfo]
+
+
+def is_shelf(folder: Path) -> bool:
+    return (Path(folder) / SHELF_FILE).is_file()
+
+
+def save_shelf_catalogue(folder: Path, catalogue: ShelfCatalogue) -> None:
+    """Write the catalogue into `folder`, a shelf being written beside its place: the shelf renames the
+    whole folder into place (indexer/shelf.py), so a reader never sees half a catalogue."""
+    folder = Path(folder)
+    _write_manifest(folder, catalogue.manifest)
+    _write_games(folder, catalogue.games)
+    _write_words(folder, catalogue.words)
+    _write_centroid(folder, catalogue.centroid)
+    shelf = {"format": SHELF_FORMAT, "rows": sum(s.passages for s in catalogue.shards),
+             "shards": [asdict(s) for s in catalogue.shards]}
+    (folder / SHELF_FILE).write_text(json.dumps(shelf, ensure_ascii=False, indent=1), "utf-8")
+
+
+def read_shelf_catalogue(folder: Path) -> ShelfCatalogue:
+    """The catalogue of a shelf; refused (IndexMismatchError) when unreadable, not one, or of another format."""
+    folder = Path(folder)
+    try:
+        shelf = json.loads((folder / SHELF_FILE).read_text("utf-8"))
+        if shelf.get("format") != SHELF_FORMAT:
+            raise ValueError(f"format {shelf.get('format')!r}")
+        manifest = Manifest.from_dict(json.loads((folder / "manifest.json").read_text("utf-8")))
+        games, words, mean = _read_games(folder), read_words(folder), _read_centroid(folder)
+        shards = [ShardInfo(**s) for s in shelf["shards"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexMismatchError(f"index partagé illisible dans {folder} ({exc}) : {REBUILD_HINT}") from None
+    if manifest.format_version != FORMAT_VERSION:
+        raise IndexMismatchError(f"index au format {manifest.format_version!r}, ce code attend le format "
+                                 f"{FORMAT_VERSION} : {REBUILD_HINT}")
+    return ShelfCatalogue(manifest, games, words, mean, shards)

@@ -59,7 +59,7 @@ def update_game(index_dir: Path, embedder, game_id: str, corpus: Path | None = N
                 encode: PassageEncoder | None = None) -> UpdateResult:
     """Replace (or add) the game `game_id` from its corpus file, or remove it; returns the new manifest.
     `embedder` must be the index's own model (`indexer.model_for_index.index_embedder`); `encode`: how its new
-    passages are encoded (here by default, or on a cluster: indexer/cluster.py)."""
+    passages are encoded (here by default, or on a cluster: indexer/ray_encode.py)."""
     with index_locked(index_dir):
         return _update_game(Path(index_dir), embedder, game_id, corpus, remove, encode)
 

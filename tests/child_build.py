@@ -68,7 +68,7 @@ def install_fakes() -> None:
         discard(old)
 
     folder._write_lean_folder = write_lean_folder
-    folder._is_complete = lambda target, sha: bool(folder.read_manifest(target))
+    folder._is_complete = lambda target, sha: bool(folder.read_model_manifest(target))
     adapt.build_float32_folder = float32_twin
     adapt._train = train
     adapt._write_lean = write_lean

@@ -69,7 +69,7 @@ def passage_text(form: str, title: str, text: str) -> str:
     return _FIELD.sub(lambda m: values[m.group(1)], form)
 
 
-def read_manifest(folder: Path) -> dict | None:
+def read_model_manifest(folder: Path) -> dict | None:
     """The raw manifest of a folder, None when it has none or it is unreadable."""
     return read_json_object(Path(folder) / MANIFEST)
 
@@ -85,7 +85,7 @@ def read_json_object(path: Path) -> dict | None:
 
 def describe(folder: Path) -> Description:
     """The description of a built folder; ModelError when it has none or an incomplete one."""
-    manifest = read_manifest(folder)
+    manifest = read_model_manifest(folder)
     if manifest is None:
         raise ModelError(f"dossier de modèle sans {MANIFEST} lisible : {folder} (lancez « rulesqa model build »)")
     try:
@@ -97,7 +97,7 @@ def describe(folder: Path) -> Description:
 
 def is_complete(folder: Path) -> bool:
     """The folder holds its manifest and every file it lists (a few stat calls, no hashing)."""
-    manifest = read_manifest(folder)
+    manifest = read_model_manifest(folder)
     return bool(manifest and manifest.get("files")) and all(
         (Path(folder) / name).is_file() for name in manifest["files"])
 

@@ -26,7 +26,7 @@ import numpy as np
 from indexer.errors import ModelError
 from indexer.locks import hold_shared
 from indexer.models.description import (E5_FORM, MANIFEST, ONNX_FILE, Description, describe, file_sha256,
-                                        read_manifest)
+                                        read_model_manifest)
 
 Backend = Literal["auto", "onnx", "torch"]
 BACKENDS = ("auto", "onnx", "torch")
@@ -69,7 +69,7 @@ class _FolderEmbedder:
         self.model_id = model_id
         self.path = path
         self.batch_size = batch_size
-        self._manifest = read_manifest(path) if path is not None else None
+        self._manifest = read_model_manifest(path) if path is not None else None
         self._fingerprint: str | None = fingerprint
 
     def _describe(self, description: Description) -> None:
@@ -132,7 +132,7 @@ class OnnxEmbedder(_FolderEmbedder):
     def __init__(self, path: Path, threads: int, model_id: str | None = None, batch_size: int = BATCH_SIZE,
                  providers: list[str] | None = None):
         """`providers`: onnxruntime's execution providers, CPU by default (a cluster's GPU actors pass
-        CUDA's first, indexer/cluster.py)."""
+        CUDA's first, indexer/ray_encode.py)."""
         from indexer.models.onnx_runtime import OnnxEncoder, load_tokenizer
 
         path = Path(path)
@@ -244,9 +244,9 @@ def load_embedder(name: str | None = None, *, models_dir: Path, threads: int | N
             return OnnxEmbedder(folder, threads)
         reference = family.reference(Path(models_dir), progress)
         return TorchEmbedder(str(reference), threads, path=reference, description=_as_torch(describe(folder)),
-                             fingerprint=str((read_manifest(folder) or {}).get("fingerprint") or "") or None)
+                             fingerprint=str((read_model_manifest(folder) or {}).get("fingerprint") or "") or None)
     local = Path(str(name)).expanduser()
-    if local.is_dir() and read_manifest(local) is not None:
+    if local.is_dir() and read_model_manifest(local) is not None:
         description = describe(local)
         if description.runtime == "onnx" and backend != "torch":
             return OnnxEmbedder(local, threads, model_id=str(name))

@@ -23,7 +23,8 @@ from dataclasses import replace
 from indexer.atomic import folder_replaced, write_text_atomic
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
-from indexer.models.description import MANIFEST, ONNX_FILE, describe, make_readable, read_manifest, write_description
+from indexer.models.description import (MANIFEST, ONNX_FILE, describe, make_readable, read_model_manifest,
+                                        write_description)
 from indexer.models.e5.folder import MODEL_NAME
 from indexer.models.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
 from indexer.models.lora import Factors
@@ -95,11 +96,11 @@ def build_rules_model(base_dir: Path, target: Path, deltas: Path = DELTAS) -> Pa
 
     base_dir, target = Path(base_dir), Path(target)
     factors, info = read_deltas(deltas)
-    base = read_manifest(base_dir) or {}
+    base = read_model_manifest(base_dir) or {}
     key = {"base_fingerprint": base.get("fingerprint"), "deltas_sha256": info["sha256"]}
     with models_locked(target.parent):
         remove_leftovers(target.parent)
-        current = (read_manifest(target) or {}).get("details") or {}
+        current = (read_model_manifest(target) or {}).get("details") or {}
         if all(current.get(k) == v for k, v in key.items()) and (target / ONNX_FILE).is_file():
             return target
         with folder_replaced(target) as tmp:

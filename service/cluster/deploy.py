@@ -236,7 +236,7 @@ def deploy(settings, name: str = "rulesqa", host: str = "127.0.0.1", port: int =
     """Start Serve's HTTP proxy on host:port (on the head only, or on every node) and run the application;
     returns once every replica is up, with the URL it answers at: a cluster's proxy is started once, and a
     later deployment on the same cluster keeps its host and port. The caller has joined the cluster
-    (indexer.cluster.connect)."""
+    (indexer.ray_encode.connect)."""
     import ray
 
     serve.start(proxy_location=proxy, http_options={"host": host, "port": port})

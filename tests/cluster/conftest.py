@@ -1,4 +1,4 @@
-"""The cluster tests: a real Ray cluster of two nodes on loopback (tests/ray_nodes.py), started once per
+"""The cluster tests: a real Ray cluster of two nodes on loopback (testbed/ray_nodes.py), started once per
 session, this process joined to it as a driver. Skipped, with the reason, where ray is not installed
 (`make cluster-deps`, which `make test` runs). Each test is bounded in time (TEST_LIMIT_S)."""
 
@@ -40,7 +40,7 @@ def actors_end_with_their_test(request):
         return
     import time
 
-    from tests.ray_nodes import leftovers
+    from testbed.ray_nodes import leftovers
 
     def encoders() -> list[str]:
         titles = []
@@ -63,8 +63,8 @@ def actors_end_with_their_test(request):
 def ray_cluster():
     pytest.importorskip("ray", reason="Ray absent : `pip install -e '.[cluster]'` (make cluster-deps) pour les tests de grappe")
     pytest.importorskip("ray.serve", reason="Ray Serve absent : `pip install -e '.[cluster]'`")
-    from indexer.cluster import connect
-    from tests.ray_nodes import RayNodes
+    from indexer.ray_encode import connect
+    from testbed.ray_nodes import RayNodes
 
     import atexit
 
@@ -85,14 +85,14 @@ def ray_cluster():
 
 @pytest.fixture(scope="session")
 def free_port():
-    from tests.ports import free_port as pick
+    from testbed.ports import free_port as pick
 
     return pick
 
 
 @pytest.fixture(scope="session")
 def pg_cluster():
-    from tests.pg import Cluster, pg_bin
+    from testbed.pg import Cluster, pg_bin
 
     bin_dir = pg_bin()
     if bin_dir is None:

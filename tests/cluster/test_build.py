@@ -27,7 +27,7 @@ def same_folder(a, b) -> None:
 
 
 def test_distributed_build_equals_the_local_one(ray_cluster, fake_index, tmp_path):
-    from indexer.cluster import RayEncoder
+    from indexer.ray_encode import RayEncoder
 
     embedder = FakeEmbedder()
     result = build_index(CORPUS, tmp_path / "index", embedder, progress=False, encode=RayEncoder(embedder, actors=2))
@@ -39,7 +39,7 @@ def test_distributed_build_equals_the_local_one(ray_cluster, fake_index, tmp_pat
 def test_one_game_on_the_cluster_equals_the_local_update(ray_cluster, fake_index, tmp_path):
     import shutil
 
-    from indexer.cluster import RayEncoder
+    from indexer.ray_encode import RayEncoder
 
     for name in ("local", "ray"):
         shutil.copytree(fake_index, tmp_path / name)
@@ -51,7 +51,7 @@ def test_one_game_on_the_cluster_equals_the_local_update(ray_cluster, fake_index
 
 @pytest.mark.model
 def test_e5_vectors_from_the_cluster_are_identical(ray_cluster, real_embedder, real_index, tmp_path):
-    from indexer.cluster import RayEncoder
+    from indexer.ray_encode import RayEncoder
 
     build_index(CORPUS, tmp_path / "index", real_embedder, progress=False,
                 encode=RayEncoder(real_embedder, actors=2))
@@ -61,7 +61,7 @@ def test_e5_vectors_from_the_cluster_are_identical(ray_cluster, real_embedder, r
 @pytest.mark.model
 def test_other_batch_boundaries_stay_within_cosine_0_99999(ray_cluster, real_embedder, real_index):
     """Batches of 7 instead of the build's 32: other padding, other last bits, the same vectors."""
-    from indexer.cluster import RayEncoder
+    from indexer.ray_encode import RayEncoder
     from indexer.store import embedding_text
 
     data = store.load(real_index)

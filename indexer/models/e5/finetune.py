@@ -38,7 +38,7 @@ import numpy as np
 from indexer.atomic import folder_replaced, scratch_dir
 from indexer.corpus import Game
 from indexer.models.description import (MANIFEST, ONNX_FILE, describe, is_complete as folder_complete,
-                                        make_readable, read_manifest, write_description)
+                                        make_readable, read_model_manifest, write_description)
 from indexer.models.e5.folder import MODEL_NAME, PROMPTS, build_float32_folder
 from indexer.errors import ModelError
 from indexer.passages import Passage
@@ -236,14 +236,14 @@ def adapted_fingerprint(base_fingerprint: str, pairs: list[Pair], seed: int = 0,
 
 
 def base_fingerprint(base_dir: Path) -> str:
-    manifest = read_manifest(base_dir)
+    manifest = read_model_manifest(base_dir)
     if not manifest or not manifest.get("fingerprint"):
         raise ModelError(f"dossier de modèle de base sans {MANIFEST} : {base_dir} (lancez « rulesqa model build »)")
     return str(manifest["fingerprint"])
 
 
 def is_complete(folder: Path, fingerprint: str) -> bool:
-    return folder_complete(folder) and (read_manifest(folder) or {}).get("fingerprint") == fingerprint
+    return folder_complete(folder) and (read_model_manifest(folder) or {}).get("fingerprint") == fingerprint
 
 
 def _log(msg: str) -> None:
@@ -265,7 +265,7 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
         raise NotEnoughPairsError(f"{len(pairs)} paires d'entraînement tirées du corpus, il en faut au moins "
                                   f"{MIN_PAIRS} pour adapter le modèle")
     base_fp = base_fingerprint(base_dir)
-    base_manifest = read_manifest(base_dir) or {}
+    base_manifest = read_model_manifest(base_dir) or {}
     fingerprint = adapted_fingerprint(base_fp, pairs, seed, recipe)
     if is_complete(out, fingerprint):
         if progress:

@@ -24,7 +24,7 @@ from indexer.atomic import folder_replaced
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
 from indexer.models.description import (E5_FORM, MANIFEST, ONNX_FILE, Description, file_sha256, is_complete,
-                                        make_readable, read_manifest, write_description, write_json)
+                                        make_readable, read_model_manifest, write_description, write_json)
 
 MODEL_NAME = "multilingual-e5-small"
 FAMILY = "e5-small"
@@ -52,12 +52,12 @@ def description(source_sha256: str, **details) -> Description:
 
 
 def _is_current(folder: Path) -> bool:
-    manifest = read_manifest(folder) or {}
+    manifest = read_model_manifest(folder) or {}
     return (manifest.get("details") or {}).get("build_version") == BUILD_VERSION and is_complete(folder)
 
 
 def _is_complete(folder: Path, source_sha256: str) -> bool:
-    return _is_current(folder) and (read_manifest(folder) or {}).get("sources", {}).get(SOURCE) == source_sha256
+    return _is_current(folder) and (read_model_manifest(folder) or {}).get("sources", {}).get(SOURCE) == source_sha256
 
 
 def ensure_model(folder: Path) -> Path:
@@ -147,13 +147,13 @@ def build_float32_folder(model_dir: Path, target: Path) -> Path:
     from indexer.models.e5.weights import read_e5_file
 
     model_dir, target = Path(model_dir), Path(target)
-    base = read_manifest(model_dir) or {}
+    base = read_model_manifest(model_dir) or {}
     if not base.get("fingerprint"):
         raise ModelError(f"dossier de modèle sans {MANIFEST} : {model_dir} (lancez « rulesqa model build »)")
     if base.get("family") != FAMILY or (base.get("details") or {}).get("weights") != "q4":
         raise ModelError(f"{model_dir} n'est pas le modèle de base : pas de version float32 à en tirer")
     with models_locked(target.parent):
-        manifest = read_manifest(target)
+        manifest = read_model_manifest(target)
         if manifest and manifest.get("fingerprint") == base["fingerprint"] and all(
                 (target / name).is_file() for name in manifest.get("files", {})):
             return target

@@ -248,7 +248,7 @@ def _disk_errors(folder: Path, need: int) -> Iterator[None]:
 
 # --- the cheap check and the manifest ----------------------------------------------------------------------
 
-def read_manifest(folder: Path) -> dict | None:
+def read_source_manifest(folder: Path) -> dict | None:
     return read_json_object(Path(folder) / MANIFEST)
 
 
@@ -273,7 +273,7 @@ def is_fetched(target: Path, pins: Pins = PINS) -> bool:
     """Whether `target` holds a complete folder of these pins: its manifest and every file's size, without
     re-hashing 1.2 GB (the folder is only ever put in place verified; `verify_source` re-hashes)."""
     target = Path(target)
-    manifest = read_manifest(target)
+    manifest = read_source_manifest(target)
     if not _matches_pins(manifest, pins):
         return False
     for path, record in manifest["files"].items():
@@ -600,7 +600,7 @@ def verify_source(target: Path, pins: Pins = PINS) -> Path:
     """Re-hash every file of the folder `target` against the pins (what `is_fetched` skips); the folder, or
     ModelError naming the first file that does not match."""
     target = Path(target)
-    if not _matches_pins(read_manifest(target), pins):
+    if not _matches_pins(read_source_manifest(target), pins):
         raise _fail(f"{target} n'a pas de {MANIFEST} conforme aux empreintes épinglées : dossier à récupérer à "
                     "nouveau")
     present = {p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()} - {MANIFEST}
@@ -617,4 +617,4 @@ def verify_source(target: Path, pins: Pins = PINS) -> Path:
 
 
 __all__ = ["MANIFEST", "PACKAGE", "PINS", "Download", "PinnedFile", "PinnedWheel", "Pins", "fetch_source",
-           "is_fetched", "pip_download", "read_manifest", "verify_source"]
+           "is_fetched", "pip_download", "read_source_manifest", "verify_source"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from indexer.atomic import folder_replaced
 from indexer.locks import models_locked, remove_leftovers
-from indexer.models.description import (ONNX_FILE, Description, is_complete, make_readable, read_manifest,
+from indexer.models.description import (ONNX_FILE, Description, is_complete, make_readable, read_model_manifest,
                                         write_description)
 
 FAMILY = "embeddinggemma"
@@ -65,7 +65,7 @@ def description(sources: dict[str, str], graph: dict) -> Description:
 
 
 def _is_current(folder: Path) -> bool:
-    manifest = read_manifest(folder) or {}
+    manifest = read_model_manifest(folder) or {}
     details = manifest.get("details") or {}
     graph = details.get("graph") or {}
     return (details.get("build_version") == BUILD_VERSION and is_complete(folder)
@@ -107,7 +107,7 @@ def build_served(models_dir: Path, name: str, *, progress: bool = True, deltas: 
 
 def _write_lean(src: Path, folder: Path, deltas: dict | None, amend: Callable[[Description], Description],
                 note: str) -> None:
-    from indexer.models.gemma.fetch import read_manifest as read_source_manifest
+    from indexer.models.gemma.fetch import read_source_manifest
     from indexer.models.gemma.graph import build_graph
 
     graph = build_graph(src, folder / ONNX_FILE, **QUANTISATION, deltas=deltas)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from indexer.models.description import Description, read_manifest
+from indexer.models.description import Description, read_model_manifest
 from indexer.models.gemma import folder as base
 from indexer.models.lora import Adapted, LoraRecipe
 
@@ -49,7 +49,7 @@ def build(models_dir: Path, progress: bool = True, deltas: Path = DELTAS) -> Pat
                                 "deltas": {k: info[k] for k in ("recipe", "seed", "trained_on") if k in info}})
 
     def current(folder: Path) -> bool:
-        return ((read_manifest(folder) or {}).get("details") or {}).get("deltas_sha256") == info["sha256"]
+        return ((read_model_manifest(folder) or {}).get("details") or {}).get("deltas_sha256") == info["sha256"]
 
     return base.build_served(models_dir, MODEL_ID, progress=progress, deltas=factors, amend=amend, current=current,
                              note=f"\nTaught rulebooks: the low-rank deltas of {name} added to its weights.\n")

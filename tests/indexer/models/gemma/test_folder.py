@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from indexer.models import get_family, load_embedder
-from indexer.models.description import ONNX_FILE, describe, read_manifest
+from indexer.models.description import ONNX_FILE, describe, read_model_manifest
 from indexer.models.gemma import fetch
 from indexer.models.gemma.folder import MODEL_ID, PASSAGE_FORM, PROMPTS
 from rulesqa.cli import app
@@ -56,7 +56,7 @@ def test_the_built_folder_describes_itself_and_computes_what_the_float32_model_d
     lean = load_embedder("embeddinggemma", models_dir=tmp_path / "models", threads=1)
     reference = load_embedder("embeddinggemma", models_dir=tmp_path / "models", threads=1, backend="torch")
     assert lean.backend == "onnx" and reference.backend == "torch" and lean.model_id == reference.model_id
-    assert lean.fingerprint() == reference.fingerprint() == read_manifest(folder)["fingerprint"]
+    assert lean.fingerprint() == reference.fingerprint() == read_model_manifest(folder)["fingerprint"]
     assert lean.passage_form == reference.passage_form == PASSAGE_FORM
     for encode in ("encode_queries", "encode_passages"):
         a, b = getattr(lean, encode)(TEXTS), getattr(reference, encode)(TEXTS)

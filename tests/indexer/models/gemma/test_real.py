@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from eval.gold import load_questions
-from indexer.models.description import ONNX_FILE, read_manifest
+from indexer.models.description import ONNX_FILE, read_model_manifest
 from indexer.models.gemma.folder import MODEL_ID, SOURCE_DIR
 from indexer.models.gemma.fetch import is_fetched
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.model
 @pytest.fixture(scope="module")
 def built(settings):
     folder, source = settings.models_dir / MODEL_ID, settings.models_dir / SOURCE_DIR
-    if not (read_manifest(folder) and is_fetched(source)):
+    if not (read_model_manifest(folder) and is_fetched(source)):
         pytest.skip(f"EmbeddingGemma n'est pas construit dans {settings.models_dir} "
                     "(rulesqa model build --model embeddinggemma)")
     return folder

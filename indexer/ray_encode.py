@@ -163,7 +163,7 @@ class RayEncoder:
     def __call__(self, texts: list[str], progress: Callable[[int], None]) -> np.ndarray:
         ray = import_ray()
         if not ray.is_initialized():
-            raise ClusterError("pas de grappe Ray jointe (indexer.cluster.connect)")
+            raise ClusterError("pas de grappe Ray jointe (indexer.ray_encode.connect)")
         import ray.data
 
         context = ray.data.DataContext.get_current()
