@@ -43,17 +43,41 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
                lexicon_groups: list[list[str]] = ()) -> ImportResult:
     """`lexicon_groups`: the generic players' lexicon (service/engine/data/lexicon.json), from which the `lexique:`
     proposal for the rulebook's components is drawn."""
-    from indexer.corpus import read_game
-    from indexer.passages import is_fragment, passages_of
-    from indexer.pdf.kinds import mark_kinds
-    from indexer.pdf.layout import finish, open_pdf, page_labels, read_page
+    from indexer.passages import is_fragment
+    from indexer.pdf.layout import finish
     from indexer.pdf.numbering import mark_running, number_pages
-    from indexer.pdf.navigation import drop_blocks
-    from indexer.pdf.structure import build_blocks
-    from indexer.pdf.units import group_units
-    from indexer.pdf.writer import layout_json, render_markdown, write_atomic
+    from indexer.pdf.writer import render_markdown
 
     pdf, corpus_dir = Path(pdf), Path(corpus_dir)
+    target = _checked_target(corpus_dir, game_id, title, force)
+    labels, pages, scanned = _read_pages(pdf, max_pages, ocr)
+    numbering, numbers = number_pages(labels, pages)
+    mark_running(pages, numbers)
+    pages = [finish(page) if page is not None else None for page in pages]
+    left_out = Counter()
+    blocks = _blocks(pages, numbers, left_out)
+    if not blocks:
+        raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
+    card, lexique, todo = _box_facts(pages, numbers, blocks, lexicon_groups)
+    # The pages' lines are no longer needed: released before the Markdown is written and read back.
+    del pages
+    for block in blocks:
+        block._first = block._last = None
+    header = {"id": game_id, "title": title.strip(), "aliases": ", ".join(a.strip() for a in aliases if a.strip()),
+              **card, "lexique": lexique,
+              "source": f"{game_id}.pdf", "pages": numbering, "ocr": "tesseract" if ocr and scanned else ""}
+    markdown, lines = render_markdown(header, blocks, _notes(card, lexique, todo))
+    page_map = {n: i for i, n in enumerate(numbers) if n is not None}
+    written = _passages_as_indexed(markdown, game_id)
+    copy, layout = _write(pdf, target, markdown, page_map, lines)
+    skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
+    return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
+                        len(scanned) if ocr else 0, len(blocks), card, todo, dict(left_out),
+                        dict(Counter(p.kind for p in written).most_common()), sum(map(is_fragment, written)))
+
+
+def _checked_target(corpus_dir: Path, game_id: str, title: str, force: bool) -> Path:
+    """The game's Markdown file in the corpus folder, once the id, the title and the folder allow the import."""
     if not GAME_ID.match(game_id):
         raise PdfError(f"id « {game_id} » invalide (minuscules, chiffres et tirets, ex. « zorglub »)")
     if not title.strip():
@@ -66,6 +90,13 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     other = _file_with_id(corpus_dir, game_id, target)
     if other is not None:
         raise PdfError(f"l'id « {game_id} » est déjà celui de {other} : choisissez un autre --game")
+    return target
+
+
+def _read_pages(pdf: Path, max_pages: int, ocr: bool) -> tuple[list[str], list, list[int]]:
+    """(page labels, each page's text or None for a page without text, the indexes of those): the scanned
+    pages read by OCR when `ocr`."""
+    from indexer.pdf.layout import open_pdf, page_labels, read_page
 
     doc = open_pdf(pdf)
     try:
@@ -92,51 +123,59 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
                 pages[i] = page
     finally:
         doc.close()
+    return labels, pages, scanned
 
-    numbering, numbers = number_pages(labels, pages)
-    mark_running(pages, numbers)
-    pages = [finish(page) if page is not None else None for page in pages]
-    left_out = Counter()
-    blocks = mark_kinds(drop_blocks(group_units(build_blocks(pages, numbers, left_out)), left_out))
-    if not blocks:
-        raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
-    card, lexique, todo = _box_facts(pages, numbers, blocks, lexicon_groups)
-    # The pages' lines are no longer needed: released before the Markdown is written and read back.
-    del pages
-    for block in blocks:
-        block._first = block._last = None
-    header = {"id": game_id, "title": title.strip(), "aliases": ", ".join(a.strip() for a in aliases if a.strip()),
-              **card, "lexique": lexique,
-              "source": f"{game_id}.pdf", "pages": numbering, "ocr": "tesseract" if ocr and scanned else ""}
+
+def _blocks(pages: list, numbers: list[int | None], left_out: Counter) -> list:
+    """The numbered pages' text as blocks, each stage once and in order: lines, navigation's lines left out,
+    blocks, units, navigation's blocks left out, kinds. `left_out` counts what navigation left out, by kind."""
+    from indexer.pdf.kinds import mark_kinds
+    from indexer.pdf.navigation import drop_blocks, drop_lines
+    from indexer.pdf.structure import build_blocks, numbered_lines
+    from indexer.pdf.units import group_units
+
+    lines = drop_lines(numbered_lines(pages, numbers), left_out)
+    return mark_kinds(drop_blocks(group_units(build_blocks(lines)), left_out))
+
+
+def _notes(card: dict, lexique: str, todo: list) -> list[str]:
+    """The header's comments: what a person should check or complete."""
     notes = []
     if card or lexique:
         notes.append(f"à vérifier : {', '.join([*card, *(['lexique'] if lexique else [])])} lus par rulesqa import "
                      "(couverture, boîte, liste du matériel)")
     if todo:
         notes.append(f"lexique à compléter (mot du livret: mots des joueurs) : {', '.join(todo)}")
-    markdown, lines = render_markdown(header, blocks, notes)
-    page_map = {n: i for i, n in enumerate(numbers) if n is not None}
+    return notes
 
-    # Checked as `rulesqa index` will read it, before anything is written (outside the corpus folder, where
-    # an index build running meanwhile would read it as a game).
+
+def _passages_as_indexed(markdown: str, game_id: str) -> list:
+    """The passages `rulesqa index` will read in the Markdown, card aside: checked before anything is written
+    (outside the corpus folder, where an index build running meanwhile would read it as a game)."""
+    from indexer.corpus import read_game
+    from indexer.passages import passages_of
+
     with tempfile.TemporaryDirectory(prefix="rulesqa-import-") as tmp:
         probe = Path(tmp) / f"{game_id}.md"
         probe.write_text(markdown, encoding="utf-8")
         try:
-            written = [p for p in passages_of(read_game(probe)) if not p.is_card]
+            return [p for p in passages_of(read_game(probe)) if not p.is_card]
         except CorpusError as exc:
             raise PdfError(f"import incohérent ({exc.reason}) : signalez ce PDF") from None
 
-    layout = corpus_dir / f"{game_id}{LAYOUT_SUFFIX}"
-    copy = corpus_dir / f"{game_id}.pdf"
+
+def _write(pdf: Path, target: Path, markdown: str, page_map: dict[int, int], lines: list) -> tuple[Path, Path]:
+    """(the PDF's copy, the layout sidecar), written beside the Markdown, which is written last: the game
+    exists once its text does."""
+    from indexer.pdf.writer import layout_json, write_atomic
+
+    layout = target.with_name(f"{target.stem}{LAYOUT_SUFFIX}")  # the game's id, as the Markdown's name
+    copy = target.with_name(f"{target.stem}.pdf")
     if pdf.resolve() != copy.resolve():
         write_atomic(copy, pdf.read_bytes())
     write_atomic(layout, layout_json(page_map, lines))
-    write_atomic(target, markdown.encode("utf-8"))  # last: the game exists once its text does
-    skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
-    return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
-                        len(scanned) if ocr else 0, len(blocks), card, todo, dict(left_out),
-                        dict(Counter(p.kind for p in written).most_common()), sum(map(is_fragment, written)))
+    write_atomic(target, markdown.encode("utf-8"))
+    return copy, layout
 
 
 def _box_facts(pages, numbers, blocks, lexicon_groups) -> tuple[dict, str, list]:

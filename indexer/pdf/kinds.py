@@ -10,7 +10,8 @@ tell a rule from the credits.
 
 import re
 
-from indexer.pdf.structure import CAPTION, Block
+from indexer.pdf.blocks import Block
+from indexer.pdf.text import CAPTION
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 CREDITS_HEADING = re.compile(r"(?i)^(?:\W*\d+(?:\.\d+)*\.?\s+)?(?:crédits?|auteurs?|autrices?|remerciements|"

@@ -11,14 +11,18 @@
   supérieur Sommaire Suivant");
 - a web manual's table of contents of its other pages: three numbered entries or more, each a link;
 - copyright and licence boilerplate.
-Entries with dot leaders are left out as the blocks are built (structure.LEADER), counted here too.
+Two passes, each once: `drop_lines` before the blocks are built (entries with dot leaders, menu paths, links
+back, index runs: lines that would otherwise join the text around them), `drop_blocks` once they are
+(tables of contents and lists of tables, which are told by the headings and captions they repeat).
 """
 
 import re
 import unicodedata
 from collections import Counter
+from typing import NamedTuple
 
-from indexer.pdf.structure import CAPTION, Block
+from indexer.pdf.blocks import Block
+from indexer.pdf.text import CAPTION, LEADER
 
 TOC, LOT, INDEX, MENU, BACK, LEGAL = ("sommaire", "liste des tableaux ou figures", "index", "chemins de menu",
                                       "liens de retour", "mentions légales")
@@ -61,25 +65,55 @@ def key(text: str) -> str:
     return " ".join(re.findall(r"\w+", _fold(" ".join(words))))
 
 
-def filter_lines(stream: list[tuple], counts: Counter) -> list[tuple]:
-    """The (page, number, line) stream without menu paths on their own, links back and index runs."""
+def drop_lines(stream: list[tuple], counts: Counter) -> list[tuple]:
+    """The (page, number, line) stream without entries with dot leaders, menu paths on their own, links back
+    and index runs."""
+    stream = _without_leaders(stream, counts)
+    drop = _links_and_menus(stream, counts)
+    drop |= _index_lines(stream, drop, counts)
+    return [item for i, item in enumerate(stream) if i not in drop]
+
+
+def _without_leaders(stream: list[tuple], counts: Counter) -> list[tuple]:
+    """Entries with dot leaders ("Fin ....... 12") left out: a table of contents, list of tables or index."""
+    out = []
+    for item in stream:
+        if item[2].table is None and LEADER.search(item[2].text):
+            counts[TOC] += 1
+        else:
+            out.append(item)
+    return out
+
+
+def _links_and_menus(stream: list[tuple], counts: Counter) -> set[int]:
+    """The positions of the links back, navigation bars and menu paths on their own (not defined under them)."""
     drop = set()
-    for i, (page, _, line) in enumerate(stream):
+    for i, (_, _, line) in enumerate(stream):
         if line.table is not None:
             continue
         if BACK_LINK.match(line.text) or NAV_BAR.match(line.text):
             drop.add(i)
             counts[BACK] += 1
-        elif MENU_PATH.match(line.text) and all(len(s.split()) <= 6 for s in re.split(f"[{ARROW}]", line.text)):
-            # Defined: the next line (a link back aside) starts indented just under it.
-            later = [item for item in stream[i + 1:i + 3] if not BACK_LINK.match(item[2].text)]
-            nxt = later[0] if later else None
-            defined = (nxt is not None and nxt[0] is page and nxt[2].table is None
-                       and line.x0 + 0.8 * line.size < nxt[2].x0 < line.x0 + 15 * line.size
-                       and 0 < nxt[2].top - line.top < 3 * line.size)
-            if not defined:
-                drop.add(i)
-                counts[MENU] += 1
+        elif (MENU_PATH.match(line.text) and all(len(s.split()) <= 6 for s in re.split(f"[{ARROW}]", line.text))
+              and not _defined(stream, i)):
+            drop.add(i)
+            counts[MENU] += 1
+    return drop
+
+
+def _defined(stream: list[tuple], i: int) -> bool:
+    """The next line (a link back aside) starts indented just under the menu path at `i`."""
+    page, _, line = stream[i]
+    later = [item for item in stream[i + 1:i + 3] if not BACK_LINK.match(item[2].text)]
+    nxt = later[0] if later else None
+    return (nxt is not None and nxt[0] is page and nxt[2].table is None
+            and line.x0 + 0.8 * line.size < nxt[2].x0 < line.x0 + 15 * line.size
+            and 0 < nxt[2].top - line.top < 3 * line.size)
+
+
+def _index_lines(stream: list[tuple], dropped: set[int], counts: Counter) -> set[int]:
+    """The positions of the runs of index entries in alphabetical order, among the lines not `dropped`."""
+    drop: set[int] = set()
     run: list[int] = []  # consecutive index entries
     terms: list[str] = []
 
@@ -89,7 +123,7 @@ def filter_lines(stream: list[tuple], counts: Counter) -> list[tuple]:
             counts[INDEX] += len(run)
 
     for i, (_, _, line) in enumerate(stream):
-        match = None if line.table is not None or i in drop else INDEX_ENTRY.match(line.text)
+        match = None if line.table is not None or i in dropped else INDEX_ENTRY.match(line.text)
         if match:
             run.append(i)
             terms.append(_fold(match.group("term")))
@@ -97,7 +131,7 @@ def filter_lines(stream: list[tuple], counts: Counter) -> list[tuple]:
         close()
         run, terms = [], []
     close()
-    return [item for i, item in enumerate(stream) if i not in drop]
+    return drop
 
 
 def _sorted(terms: list[str]) -> bool:
@@ -111,9 +145,16 @@ def _index_table(block: Block) -> bool:
     return bool(cells) and sum(1 for c in cells if INDEX_ENTRY.match(c)) >= 0.8 * len(cells)
 
 
-def _targets(blocks: list[Block]) -> tuple[dict[str, set[int]], dict[str, set[int]], dict[str, int]]:
+class _Targets(NamedTuple):
     """Where each heading and each caption is printed (key -> pages), and the last block each is (key ->
-    position). A caption is a "Tableau 3 : ..." line next to a table or a picture, not one of a list of them."""
+    position)."""
+    headings: dict[str, set[int]]
+    captions: dict[str, set[int]]
+    last: dict[str, int]
+
+
+def _targets(blocks: list[Block]) -> _Targets:
+    """A caption is a "Tableau 3 : ..." line next to a table or a picture, not one of a list of them."""
     headings: dict[str, set[int]] = {}
     captions: dict[str, set[int]] = {}
     last: dict[str, int] = {}
@@ -126,7 +167,7 @@ def _targets(blocks: list[Block]) -> tuple[dict[str, set[int]], dict[str, set[in
             if not any(x.kind in ("p", "li", "row") and CAPTION.match(x.text) for x in around):
                 captions.setdefault(key(b.text), set()).update(b.pages)
                 last[key(b.text)] = i
-    return headings, captions, last
+    return _Targets(headings, captions, last)
 
 
 def _page_number(text: str) -> int | None:
@@ -136,52 +177,61 @@ def _page_number(text: str) -> int | None:
 
 def drop_blocks(blocks: list[Block], counts: Counter) -> list[Block]:
     """Blocks without the tables of contents, lists of tables, indexes and legal boilerplate."""
-    headings, captions, last = _targets(blocks)
-
-    def entry(text: str, pages: list[int], at: int, strict: bool = False) -> str | None:
-        """TOC or LOT for an entry: it names a heading (a caption) printed on another page, on the page
-        it gives if it gives one; a heading itself must give it. Without a page number, a heading printed
-        further on the same page will do (a web page's table of contents, over the sections it links)."""
-        if len(text) > 120:
-            return None
-        k = key(text)
-        if not k:
-            return None
-        number = _page_number(text)
-        for kind, targets in ((TOC, headings), (LOT, captions)):
-            where = targets.get(k, set()) - set(pages)
-            if where and (number in where if number is not None else not strict):
-                return kind
-            if not strict and number is None and k in targets and last[k] > at:
-                return kind
-        return None
-
-    kinds: list[str | None] = []
-    for i, b in enumerate(blocks):
-        if b.kind == "table":
-            firsts = [entry(" ".join(cells), [page], i) for cells, page, _ in b.rows]
-            kinds.append(TOC if sum(1 for f in firsts if f) >= max(2, 0.6 * len(firsts)) else
-                         INDEX if _index_table(b) else None)
-        elif b.kind in ("p", "li", "row", "h"):
-            kinds.append(entry(b.text, b.pages, i, strict=b.kind == "h"))
-        else:
-            kinds.append(None)
+    targets = _targets(blocks)
+    kinds = [_block_kind(b, i, targets) for i, b in enumerate(blocks)]
     _index_runs(blocks, kinds)
     _link_runs(blocks, kinds)
     out = []
     for i, b in enumerate(blocks):
-        kind = kinds[i]
-        if kind in (TOC, LOT) and b.kind != "table":
-            # One entry alone must give the page its heading or caption is on; a run of them need not.
-            near = (i > 0 and kinds[i - 1] in (TOC, LOT)) or (i + 1 < len(kinds) and kinds[i + 1] in (TOC, LOT))
-            kind = kind if near or _page_number(b.text) is not None else None
-        if kind is None and b.kind in ("p", "li", "row") and LEGAL_TEXT.search(b.text):
-            kind = LEGAL
+        kind = _final_kind(blocks, kinds, i)
         if kind is None:
             out.append(b)
         else:
             counts[kind] += len(b.rows) if b.kind == "table" else 1
     return out
+
+
+def _entry(text: str, pages: list[int], at: int, targets: _Targets, strict: bool = False) -> str | None:
+    """TOC or LOT for an entry: it names a heading (a caption) printed on another page, on the page
+    it gives if it gives one; a heading itself must give it. Without a page number, a heading printed
+    further on the same page will do (a web page's table of contents, over the sections it links)."""
+    if len(text) > 120:
+        return None
+    k = key(text)
+    if not k:
+        return None
+    number = _page_number(text)
+    for kind, named in ((TOC, targets.headings), (LOT, targets.captions)):
+        where = named.get(k, set()) - set(pages)
+        if where and (number in where if number is not None else not strict):
+            return kind
+        if not strict and number is None and k in named and targets.last[k] > at:
+            return kind
+    return None
+
+
+def _block_kind(b: Block, at: int, targets: _Targets) -> str | None:
+    """The navigation a block is on its own: an entry of a table of contents or of a list of tables (TOC,
+    LOT), a table of contents or an index as a table, else None."""
+    if b.kind == "table":
+        firsts = [_entry(" ".join(cells), [page], at, targets) for cells, page, _ in b.rows]
+        return (TOC if sum(1 for f in firsts if f) >= max(2, 0.6 * len(firsts)) else
+                INDEX if _index_table(b) else None)
+    if b.kind in ("p", "li", "row", "h"):
+        return _entry(b.text, b.pages, at, targets, strict=b.kind == "h")
+    return None
+
+
+def _final_kind(blocks: list[Block], kinds: list, i: int) -> str | None:
+    """The block's navigation kind with its neighbours': one entry alone must give the page its heading or
+    caption is on (a run of them need not); legal boilerplate is no entry."""
+    b, kind = blocks[i], kinds[i]
+    if kind in (TOC, LOT) and b.kind != "table":
+        near = (i > 0 and kinds[i - 1] in (TOC, LOT)) or (i + 1 < len(kinds) and kinds[i + 1] in (TOC, LOT))
+        kind = kind if near or _page_number(b.text) is not None else None
+    if kind is None and b.kind in ("p", "li", "row") and LEGAL_TEXT.search(b.text):
+        kind = LEGAL
+    return kind
 
 
 def _link_runs(blocks: list[Block], kinds: list) -> None:

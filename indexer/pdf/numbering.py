@@ -14,6 +14,7 @@ and any row printed where those are; they are peeled from the page's edge inward
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 from indexer.pdf.layout import PageText
 
@@ -58,6 +59,15 @@ def _arabic(label: str) -> int | None:
 def _printed(pages: list[PageText | None], count: int) -> tuple[list[int | None], set[int]]:
     """Each page's printed number from runs of candidates increasing by one per page, and the pages whose
     own rows print their number (the evidence)."""
+    candidates, roman = _candidates(pages)
+    offset_of = _runs(candidates)
+    evidence = set(offset_of)
+    return _unique(_numbered(offset_of, roman, count), evidence), evidence
+
+
+def _candidates(pages: list[PageText | None]) -> tuple[dict[int, set[int]], set[int]]:
+    """(page index -> the numbers its edge rows print, the pages whose top or bottom row opens or ends with a
+    lowercase roman number: front matter)."""
     candidates: dict[int, set[int]] = {}
     roman: set[int] = set()
     for page in pages:
@@ -70,6 +80,12 @@ def _printed(pages: list[PageText | None], count: int) -> tuple[list[int | None]
             if words and row.end != "side" and (ROMAN_END.match(words[0]) or ROMAN_END.match(words[-1])):
                 roman.add(page.index)
         candidates[page.index] = found
+    return candidates, roman
+
+
+def _runs(candidates: dict[int, set[int]]) -> dict[int, int]:
+    """Page index -> the offset of the run that numbers it (printed number minus index): the run most pages
+    vote for first, then the next among the pages left."""
     offset_of: dict[int, int] = {}
     first = 0
     while True:
@@ -83,7 +99,11 @@ def _printed(pages: list[PageText | None], count: int) -> tuple[list[int | None]
         for i, found in candidates.items():
             if i not in offset_of and i + offset in found:
                 offset_of[i] = offset
-    evidence = set(offset_of)
+    return offset_of
+
+
+def _numbered(offset_of: dict[int, int], roman: set[int], count: int) -> list[int | None]:
+    """Each page's number by its run, or by the runs around it when it prints none."""
     numbers: list[int | None] = [None] * count
     marks = sorted(offset_of)
     for i in range(count):
@@ -100,7 +120,7 @@ def _printed(pages: list[PageText | None], count: int) -> tuple[list[int | None]
         if near is None or i in roman:
             continue
         numbers[i] = i + offset_of[near]
-    return _unique(numbers, evidence), evidence
+    return numbers
 
 
 def _unique(numbers: list[int | None], evidence: set[int]) -> list[int | None]:
@@ -159,6 +179,31 @@ def mark_running(pages: list[PageText | None], numbers: list[int | None]) -> Non
     second row goes only with a first one, and only when it sits tight against it (a two-line footer), so
     the first line of the text itself stays."""
     present = [page for page in pages if page is not None]
+    furniture = _furniture(present, numbers)
+    for page in present:
+        for end in ("top", "bottom"):
+            _peel(page, end, furniture)
+        for row in page.edges:
+            if row.end == "side":
+                page.dropped.update(id(piece) for piece in row.pieces)
+
+
+@dataclass
+class _Furniture:
+    """The document's running headers and footers: the rows that repeat and where they are printed."""
+    size: float  # the body text's
+    running: set[tuple]  # (end, text with its numbers masked) of the rows that repeat on pages near each other
+    places: list[tuple]  # (end, top in 2 pt steps, size) where running rows or the page's number are printed
+
+    def drop(self, row) -> bool:
+        """The row is a page number or a running header or footer."""
+        return (printed_number(row.text) is not None or (row.end, _shape(row.text)) in self.running
+                or (row.size <= self.size * RUNNING_SIZE and any(
+                    end == row.end and abs(top * 2 - row.top) <= 2.5 and abs(s - row.size) <= 1
+                    for end, top, s in self.places)))
+
+
+def _furniture(present: list[PageText], numbers: list[int | None]) -> _Furniture:
     need = max(2, min(3, len(present) // 3))
     size = body_size(present)
     seen: dict[tuple, list[int]] = {}
@@ -178,29 +223,22 @@ def mark_running(pages: list[PageText | None], numbers: list[int | None]) -> Non
         slots.update({(row.end, round(row.top / 2), round(row.size)) for row in page.edges
                       if row.end != "side" and row.size <= size * RUNNING_SIZE and furniture(page, row)})
     wanted = max(need, len(present) * MIN_EVIDENCE)
-    places = [key for key, n in slots.items() if n >= wanted]
+    return _Furniture(size, running, [key for key, n in slots.items() if n >= wanted])
 
-    def drop(row) -> bool:
-        return (printed_number(row.text) is not None or (row.end, _shape(row.text)) in running
-                or (row.size <= size * RUNNING_SIZE and any(
-                    end == row.end and abs(top * 2 - row.top) <= 2.5 and abs(s - row.size) <= 1
-                    for end, top, s in places)))
 
-    for page in present:
-        for end in ("top", "bottom"):
-            rows = [row for row in page.edges if row.end == end]
-            if end == "bottom":
-                rows.reverse()  # the outermost first
-            outer = None
-            for row in rows:
-                if outer is not None:
-                    gap = row.top - outer.bottom if end == "top" else outer.top - row.bottom
-                    if gap > row.size:
-                        break
-                if not drop(row):
-                    break
-                page.dropped.update(id(piece) for piece in row.pieces)
-                outer = row
-        for row in page.edges:
-            if row.end == "side":
-                page.dropped.update(id(piece) for piece in row.pieces)
+def _peel(page: PageText, end: str, furniture: _Furniture) -> None:
+    """Mark the page's running rows at its top or bottom, from the edge inwards: each next row only while it
+    sits tight against the one outside it."""
+    rows = [row for row in page.edges if row.end == end]
+    if end == "bottom":
+        rows.reverse()  # the outermost first
+    outer = None
+    for row in rows:
+        if outer is not None:
+            gap = row.top - outer.bottom if end == "top" else outer.top - row.bottom
+            if gap > row.size:
+                break
+        if not furniture.drop(row):
+            break
+        page.dropped.update(id(piece) for piece in row.pieces)
+        outer = row

@@ -1,14 +1,16 @@
 """Positioned lines -> the rulebook's blocks: headings (from font size and weight), paragraphs (lines joined,
 hyphenated words rejoined, a paragraph running over a column or page break kept whole and citing both
 pages), list items (a bullet, or a number that starts an item: "1.", "b)"), tables (tables.py, each row on
-its own page, a table continued on the next page joined) and the rows of pieces left (kept as lines)."""
+its own page, a table continued on the next page joined) and the rows of pieces left (kept as lines).
+The lines are the numbered pages' (`numbered_lines`), navigation's left out first (navigation.drop_lines)."""
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from indexer.pdf.blocks import Block
 from indexer.pdf.layout import PageText, TextLine
-from indexer.pdf.text import BULLET, LEADER, join_hyphenated, reads_as_text
+from indexer.pdf.text import BULLET, CAPTION, LEADER, join_hyphenated, reads_as_text
 
 # A numbered item, step or section ("1.", "b)", "2.3"): the number is part of its text.
 NUMBERED = re.compile(r"^(?:\d{1,2}[.)]|\d{1,2}(?:\.\d{1,2})+\.?|[a-z][.)])\s+\S")
@@ -20,37 +22,10 @@ DASH = re.compile(r"^[–—-]\s+")  # a dash starts a list item, or goes on a s
 ENDS_SENTENCE = re.compile(r"[.!?:…»\"')]$")
 ENDS_CLAUSE = re.compile(r"[.!?:;…]$")
 NOT_A_TITLE = re.compile(r"[.,;]$")  # a heading does not end like a sentence or a clause
-# An entry of a table of contents or an index: a dot leader and page numbers ("Fin ....... 12").
 WORD = re.compile(r"\w[\w'-]*\w|\w")
 BARE = re.compile(r"^\W*\d{1,7}\W*$")  # a lone number (a page or footnote number, a bar number)
 HEADING_RATIO = 1.12  # a line this much larger than the body text is a heading
 BOLD_HEADING_RATIO = 1.07  # a bold line this much larger too
-
-
-@dataclass(slots=True)  # tens of thousands on a long manual: no dict each
-class Block:
-    kind: str  # "h", "p", "li", "row", "table"; units.py adds "term" and "qa"
-    text: str
-    level: int = 0  # headings: 1..3
-    pages: list[int] = field(default_factory=list)
-    # Where the block's lines are printed: (printed page, x0, top, x1, bottom) as fractions of the page.
-    boxes: list[tuple] = field(default_factory=list)
-    title: str = ""  # term: the term (text: its definition); qa: the question (text: the answer); table: its caption
-    header: list[str] | tuple = ()  # table: the header's cells, empty when it has none
-    rows: list[tuple] | tuple = ()  # table: (cells, printed page, box) per row
-    bold: bool = False  # its first line mostly bold
-    numbered: bool = False  # a list item that starts with its number
-    link: bool = False  # its first line is a link of its own
-    mono: bool = False  # its first line is in a monospace font (code)
-    ruled: bool = False  # table: drawn with rules (else found from aligned pieces)
-    title_pages: list[int] | tuple = ()  # term, qa, a captioned table: the pages of the title's lines
-    role: str | None = None  # what the passage is when its form does not say it (kinds.py): example, meta, …
-    text_pages: list[int] | tuple = ()  # term, qa: the pages of the text's lines
-    _first: TextLine | None = None
-    _last: TextLine | None = None
-    _last_page: int = -1
-    _x0: float = 0.0
-    _size: float = 0.0
 
 
 def _body_size(lines: list[TextLine]) -> float:
@@ -61,8 +36,6 @@ def _body_size(lines: list[TextLine]) -> float:
 
 
 SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
-# A table's or a figure's caption: text to quote (a passage), not a section title.
-CAPTION = re.compile(r"(?i)^(?:tableau|table|figure|fig\.|illustration|image|schéma|encadré)\s+[\dIVX]+\b")
 
 
 class _Styles:
@@ -107,59 +80,87 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
                edge: float | None = None, right: float | None = None) -> bool:
     """`edge`: the right edge of justified text in the line's column (None when ragged); `right`: the furthest
     right the lines that start where the block's last one does reach (its margin's right edge)."""
+    if not _joinable(block, kind, level, line):
+        return False
     last = block._last
-    if block.kind in ("row", "table") or line.table is not None:  # a row of pieces, a table: one line
-        return False
-    if line.link or last.link:  # a line that is a link of its own: an entry, on its own
-        return False
-    if block.kind == "h":  # a heading goes on only with a line of the same level (a two-line title)
-        if kind != "h" or level != block.level:
-            return False
-    elif kind != "p":  # a paragraph or a list item goes on with plain lines only
-        return False
     same_flow = page_index == block._last_page and last.column == line.column and line.top > last.top
     if same_flow and last.para is not None and line.para is not None:
         # OCR: tesseract's own paragraphs say which lines go together, whatever their box heights.
         return last.para == line.para and (block.kind != "li" or line.x0 > block._x0 + 1)
+    if not _same_face(block, line):
+        return False
+    if same_flow:
+        return not _new_block_below(block, line, edge, right) and _close_below(block, line, pitch)
+    # Over a column or page break: only an unfinished sentence that goes on in lowercase.
+    return block.kind != "h" and not ENDS_SENTENCE.search(block.text) and line.text[:1].islower()
+
+
+def _joinable(block: Block, kind: str, level: int, line: TextLine) -> bool:
+    """Whether the block's kind and the line's allow them to be one block, wherever the line is."""
+    if block.kind in ("row", "table") or line.table is not None:  # a row of pieces, a table: one line
+        return False
+    if line.link or block._last.link:  # a line that is a link of its own: an entry, on its own
+        return False
+    if block.kind == "h":  # a heading goes on only with a line of the same level (a two-line title)
+        return kind == "h" and level == block.level
+    return kind == "p"  # a paragraph or a list item goes on with plain lines only
+
+
+def _same_face(block: Block, line: TextLine) -> bool:
+    """The line is printed in the size of the block's last line, and in its weight unless inside a sentence."""
+    last = block._last
     # Sizes read by OCR vary from line to line; a text layer's do not.
     if abs(last.size - line.size) > max(0.6, (0.2 if line.para is not None else 0.06) * line.size):
         return False
     # A line mostly in bold inside a sentence (a keyword wrapped onto it) goes on; after a finished
     # sentence, a change of weight starts a new block.
-    if last.bold != line.bold and (block.kind == "h" or ENDS_SENTENCE.search(block.text)):
-        return False
-    if same_flow:
-        # A bullet's next line is indented under its text; a numbered item's may start under its number.
-        if block.kind == "li" and (line.x0 <= block._x0 + 1 if not block.numbered else line.x0 < block._x0 - 1):
-            return False
-        # An indented first line, or the line after an indented quote: a new paragraph. But the second line
-        # of a paragraph whose first line is indented, or of an item hanging under its number, goes on.
-        # A one-line sentence that had room for the next word, over a line set further left: the text broke
-        # there on purpose (a definition's one line before the next term), not a paragraph's indented start.
-        early = (right is not None and len(block.boxes) == 1 and line.x0 < last.x0
-                 and abs(line.x0 + line.x1 - last.x0 - last.x1) > 2 * line.size  # not centred lines and ENDS_SENTENCE.search(block.text) is not None
-                 and last.x1 + _first_word_width(line) + line.size < right)
-        second = len(block.boxes) == 1 and not early and (line.x0 < last.x0 if block.kind == "p" else
-                                                          block.kind == "li" and line.x0 > last.x0)
-        if ENDS_SENTENCE.search(block.text) and abs(line.x0 - last.x0) > 0.8 * line.size and not second:
-            return False
-        if ENDS_SENTENCE.search(block.text) and line.lead_bold >= 2:
-            return False  # a run-in term or title in bold opens the line: the next item of a list
-        centred = abs(line.x0 + line.x1 - last.x0 - last.x1) < 2 * line.size
-        if (block.kind == "p" and len(block.boxes) == 1 and len(block.text) <= 60 and not last.mono
-                and line.x0 > last.x0 + 0.8 * line.size and not centred):
-            return False  # a short line over an indented one: a term over its definition (not code)
-        if (edge is not None and ENDS_SENTENCE.search(block.text) and last.x1 < edge - 1.5 * line.size
-                and not line.text[:1].islower()):
-            return False  # justified text: a sentence ended on a short line ends its paragraph
-        if pitch:
-            # An unfinished sentence going on in lower case may sit further down: a browser sets a line
-            # holding inline code or a link in a taller face with more leading.
-            unfinished = not ENDS_CLAUSE.search(block.text) and line.text[:1].islower()
-            return line.baseline - last.baseline <= pitch * (1.6 if unfinished else 1.15)
-        return line.top - last.bottom < 0.6 * line.size
-    # Over a column or page break: only an unfinished sentence that goes on in lowercase.
-    return block.kind != "h" and not ENDS_SENTENCE.search(block.text) and line.text[:1].islower()
+    return not (last.bold != line.bold and (block.kind == "h" or ENDS_SENTENCE.search(block.text)))
+
+
+def _new_block_below(block: Block, line: TextLine, edge: float | None, right: float | None) -> bool:
+    """The line under the block's last one, in its column, starts a block of its own: by its indent, a run-in
+    term in bold, or the short line that ends the block's sentence."""
+    last = block._last
+    # A bullet's next line is indented under its text; a numbered item's may start under its number.
+    if block.kind == "li" and (line.x0 <= block._x0 + 1 if not block.numbered else line.x0 < block._x0 - 1):
+        return True
+    # An indented first line, or the line after an indented quote: a new paragraph. But the second line
+    # of a paragraph whose first line is indented, or of an item hanging under its number, goes on.
+    early = _broke_early(block, line, right)
+    second = len(block.boxes) == 1 and not early and (line.x0 < last.x0 if block.kind == "p" else
+                                                      block.kind == "li" and line.x0 > last.x0)
+    if ENDS_SENTENCE.search(block.text) and abs(line.x0 - last.x0) > 0.8 * line.size and not second:
+        return True
+    if ENDS_SENTENCE.search(block.text) and line.lead_bold >= 2:
+        return True  # a run-in term or title in bold opens the line: the next item of a list
+    centred = abs(line.x0 + line.x1 - last.x0 - last.x1) < 2 * line.size
+    if (block.kind == "p" and len(block.boxes) == 1 and len(block.text) <= 60 and not last.mono
+            and line.x0 > last.x0 + 0.8 * line.size and not centred):
+        return True  # a short line over an indented one: a term over its definition (not code)
+    # Justified text: a sentence ended on a short line ends its paragraph.
+    return (edge is not None and ENDS_SENTENCE.search(block.text) is not None and last.x1 < edge - 1.5 * line.size
+            and not line.text[:1].islower())
+
+
+def _broke_early(block: Block, line: TextLine, right: float | None) -> bool:
+    """A one-line block that had room for the next line's first word, over a line set further left (and not
+    centred with it): the text broke there on purpose (a definition's one line before the next term), not a
+    paragraph's indented start."""
+    last = block._last
+    return (right is not None and len(block.boxes) == 1 and line.x0 < last.x0
+            and abs(line.x0 + line.x1 - last.x0 - last.x1) > 2 * line.size
+            and last.x1 + _first_word_width(line) + line.size < right)
+
+
+def _close_below(block: Block, line: TextLine, pitch: float) -> bool:
+    """The line sits as close under the block's last one as a paragraph's lines do."""
+    last = block._last
+    if pitch:
+        # An unfinished sentence going on in lower case may sit further down: a browser sets a line
+        # holding inline code or a link in a taller face with more leading.
+        unfinished = not ENDS_CLAUSE.search(block.text) and line.text[:1].islower()
+        return line.baseline - last.baseline <= pitch * (1.6 if unfinished else 1.15)
+    return line.top - last.bottom < 0.6 * line.size
 
 
 def _first_word_width(line: TextLine) -> float:
@@ -247,66 +248,96 @@ def _dash_goes_on(block: Block | None, line: TextLine, page_index: int) -> bool:
             and abs(last.size - line.size) < 0.6)
 
 
-def build_blocks(pages: list[PageText | None], numbers: list[int | None], left_out: Counter | None = None) -> list[Block]:
-    """`left_out`: counts of the navigation lines left out (navigation.py), by kind."""
-    from indexer.pdf.navigation import TOC, filter_lines
+def numbered_lines(pages: list[PageText | None], numbers: list[int | None]) -> list[tuple]:
+    """The (page, printed number, line) of the numbered pages' lines, in reading order, without rows of symbols
+    or music glyphs and lone numbers. A line with a dot leader stays, whatever else it holds: it is an entry
+    of a table of contents, list of tables or index, that navigation.drop_lines leaves out and counts."""
+    return [(page, numbers[page.index], line) for page in pages
+            if page is not None and numbers[page.index] is not None
+            for line in page.lines if _kept(line)]
 
-    left_out = Counter() if left_out is None else left_out
-    stream = []
-    for page in pages:
-        if page is None or numbers[page.index] is None:
-            continue
-        for line in page.lines:
-            if line.table is None and LEADER.search(line.text):
-                left_out[TOC] += 1  # a table of contents, list of tables or index entry with dot leaders
-                continue
-            if line.table is None and (not reads_as_text(line.text, numbers_too=True) or BARE.match(line.text)):
-                continue  # a row of symbols or music glyphs, a number
-            stream.append((page, numbers[page.index], line))
-    stream = filter_lines(stream, left_out)
-    styles = _Styles([line for _, _, line in stream if line.table is None])
-    pitches = _pitches(stream)
-    edges = _justified(stream, styles.body)
-    rights = _right_edges(stream)
-    paragraphs = Counter((page.index, line.para) for page, _, line in stream if line.para is not None)
-    vocabulary = {w.lower() for _, _, line in stream for w in WORD.findall(line.text)}
+
+def _kept(line: TextLine) -> bool:
+    if line.table is not None or LEADER.search(line.text):
+        return True
+    return reads_as_text(line.text, numbers_too=True) and not BARE.match(line.text)
+
+
+@dataclass
+class _Document:
+    """What all the lines say about each one: their styles, spacing, margins, OCR paragraphs and words."""
+    styles: _Styles
+    pitches: dict  # the usual baseline distance, per font size (and left margin)
+    edges: dict[tuple[int, int], float]  # (page index, column) -> the right edge of justified text
+    rights: dict  # (page index, column) -> left margin -> the furthest right its lines reach
+    paragraphs: Counter  # (page index, OCR paragraph) -> its lines
+    vocabulary: set[str]  # the document's words, lowercased (a hyphen at a line end is kept or not)
+
+    @classmethod
+    def of(cls, stream: list[tuple]) -> "_Document":
+        styles = _Styles([line for _, _, line in stream if line.table is None])
+        return cls(styles, _pitches(stream), _justified(stream, styles.body), _right_edges(stream),
+                   Counter((page.index, line.para) for page, _, line in stream if line.para is not None),
+                   {w.lower() for _, _, line in stream for w in WORD.findall(line.text)})
+
+
+def build_blocks(stream: list[tuple]) -> list[Block]:
+    """The blocks of the (page, printed number, line) stream (numbered_lines, navigation's lines left out)."""
+    document = _Document.of(stream)
     blocks: list[Block] = []
     for page, number, line in stream:
         if line.table is not None:
             _add_table(blocks, page, number, line)
-            continue
-        text = line.text
-        if text.endswith("\u00ad"):
-            text = text[:-1] + "-"
-        text = text.replace("\u00ad", "")
-        current = blocks[-1] if blocks else None
-        kind, level = styles.kind(line, line.para is None or paragraphs[(page.index, line.para)] == 1)
-        numbered = kind == "li" and not BULLET.match(text)
-        if kind == "li" and (DASH.match(text) or numbered) and _dash_goes_on(current, line, page.index):
-            kind = "p"
-        elif kind == "h" and line.bold and level == styles.bold_level and _dash_goes_on(current, line, page.index):
-            kind = "p"  # emphasis inside a sentence, not a title
-        elif kind == "li" and not numbered:
-            text = BULLET.sub("", text)
-        if current is not None and _continues(current, kind, level, line, page.index,
-                                              _pitch(pitches, line),
-                                              edges.get((page.index, line.column)),
-                                              _right_of(rights, current._last_page, current._last)):
-            if current.text.endswith("-") and current.text[-2:-1].isalpha() and current._last.mono:
-                current.text += text  # code is never hyphenated: its hyphen at a line end is its own
-            elif current.text.endswith("-") and current.text[-2:-1].isalpha():
-                current.text = join_hyphenated(current.text, text, vocabulary)
-            else:
-                current.text = f"{current.text} {text}"
         else:
-            current = Block(kind, text, level, bold=line.bold, numbered=kind == "li" and numbered, link=line.link,
-                            mono=line.mono, _first=line, _x0=line.x0, _size=line.size)
-            blocks.append(current)
-        current._last, current._last_page = line, page.index
-        if number not in current.pages:
-            current.pages.append(number)
-        current.boxes.append(_box(page, number, line))
+            _add_line(blocks, document, page, number, line)
     return [b for b in blocks if b.text.strip() or b.rows]
+
+
+def _add_line(blocks: list[Block], document: _Document, page: PageText, number: int, line: TextLine) -> None:
+    """The line goes on the last block, or starts a block of its own."""
+    current = blocks[-1] if blocks else None
+    kind, level, numbered, text = _line_kind(document.styles, document.paragraphs, current, page, line)
+    if current is not None and _continues(current, kind, level, line, page.index,
+                                          _pitch(document.pitches, line),
+                                          document.edges.get((page.index, line.column)),
+                                          _right_of(document.rights, current._last_page, current._last)):
+        current.text = _joined(current, text, document.vocabulary)
+    else:
+        current = Block(kind, text, level, bold=line.bold, numbered=numbered, link=line.link,
+                        mono=line.mono, _first=line, _x0=line.x0, _size=line.size)
+        blocks.append(current)
+    current._last, current._last_page = line, page.index
+    if number not in current.pages:
+        current.pages.append(number)
+    current.boxes.append(_box(page, number, line))
+
+
+def _line_kind(styles: _Styles, paragraphs: Counter, current: Block | None, page: PageText,
+               line: TextLine) -> tuple[str, int, bool, str]:
+    """(kind, heading level, a list item that starts with its number, text): the line's text without its
+    soft hyphens, and without its bullet when it opens a list item."""
+    text = line.text
+    if text.endswith("\u00ad"):
+        text = text[:-1] + "-"
+    text = text.replace("\u00ad", "")
+    kind, level = styles.kind(line, line.para is None or paragraphs[(page.index, line.para)] == 1)
+    numbered = kind == "li" and not BULLET.match(text)
+    if kind == "li" and (DASH.match(text) or numbered) and _dash_goes_on(current, line, page.index):
+        kind = "p"
+    elif kind == "h" and line.bold and level == styles.bold_level and _dash_goes_on(current, line, page.index):
+        kind = "p"  # emphasis inside a sentence, not a title
+    elif kind == "li" and not numbered:
+        text = BULLET.sub("", text)
+    return kind, level, kind == "li" and numbered, text
+
+
+def _joined(block: Block, text: str, vocabulary: set[str]) -> str:
+    """The block's text with the next line's, a word hyphenated over the line end rejoined."""
+    if block.text.endswith("-") and block.text[-2:-1].isalpha():
+        if block._last.mono:
+            return block.text + text  # code is never hyphenated: its hyphen at a line end is its own
+        return join_hyphenated(block.text, text, vocabulary)
+    return f"{block.text} {text}"
 
 
 def _add_table(blocks: list[Block], page: PageText, number: int, line: TextLine) -> None:

@@ -194,36 +194,56 @@ def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], lis
             continue  # a page framed by its header's and footer's rules
         where = np.nonzero((baselines > top) & (baselines <= bottom + 1) & (middles >= x0 - 1) & (middles <= x1 + 1))
         inside = [chars[i] for i in where[0] if id(chars[i]) not in used]
-        letters = [c for c in inside if c.text.isalnum()]
-        if not letters or sum(1 for c in letters if fonts[c.font].mono) > len(letters) / 2:
-            continue  # nothing, or a framed listing of code
-        # More lines between two rules than a table's row holds: a page framed by its header's and footer's
-        # rules, not a table (checked before anything costlier).
-        lines = sorted({round(c.baseline) for c in inside})
-        if len(stack) == 2 and sum(1 for a, b in zip(lines, lines[1:]) if b - a > 2) >= MAX_BASELINES:
-            continue
-        size = statistics.median(c.size for c in inside)
-        heights = [b.at - a.at for a, b in zip(stack, stack[1:])]
-        if statistics.median(heights) < 0.9 * size:
-            continue  # rules closer than the text they hold: a staff of music
-        cuts = _columns(inside, x0, x1, top, bottom, rules, size)
-        if not cuts:
-            continue  # a framed box: text
-        at = [r.at for r in stack]
-        bands: list[list] = [[] for _ in stack[1:]]
-        for piece in _cell_lines(inside, fonts, cuts, segments):
-            bands[min(max(sum(1 for y in at if piece.baseline > y + 0.5) - 1, 0), len(bands) - 1)].append(piece)
-        bands = [band for band in bands if band]
-        if not bands or any(len(_lines(band)) > MAX_BASELINES for band in bands):
-            continue  # a framed page
-        rows, boxes, ruled_header = _rows_of(bands, cuts)
-        heads = [p for p in bands[0] if p.baseline <= min(q.baseline for q in bands[0]) + 0.3 * p.size]
-        bold = bool(heads) and all(p.bold for p in heads)
-        table = _table(rows, boxes, ruled_header or bold, x0, top, x1, bottom, size, True)
+        table = _ruled_table(stack, inside, fonts, rules, segments)
         if table is not None:
             tables.append(table)
             used.update(id(c) for c in inside)
     return tables, [c for c in chars if id(c) not in used]
+
+
+def _ruled_table(stack: list, inside: list, fonts, rules: Rules, segments) -> Table | None:
+    """The table the stack of rules holds with the characters `inside` it, or None when it frames
+    something else."""
+    if _framed_text(stack, inside, fonts):
+        return None
+    x0, x1 = min(r.start for r in stack), max(r.end for r in stack)
+    top, bottom = stack[0].at, stack[-1].at
+    size = statistics.median(c.size for c in inside)
+    cuts = _columns(inside, x0, x1, top, bottom, rules, size)
+    if not cuts:
+        return None  # a framed box: text
+    bands = _bands(stack, inside, fonts, cuts, segments)
+    if not bands or any(len(_lines(band)) > MAX_BASELINES for band in bands):
+        return None  # a framed page
+    rows, boxes, ruled_header = _rows_of(bands, cuts)
+    heads = [p for p in bands[0] if p.baseline <= min(q.baseline for q in bands[0]) + 0.3 * p.size]
+    bold = bool(heads) and all(p.bold for p in heads)
+    return _table(rows, boxes, ruled_header or bold, x0, top, x1, bottom, size, True)
+
+
+def _framed_text(stack: list, inside: list, fonts) -> bool:
+    """The rules frame nothing, a listing of code, a page or a staff of music: no table (told before
+    anything costlier)."""
+    letters = [c for c in inside if c.text.isalnum()]
+    if not letters or sum(1 for c in letters if fonts[c.font].mono) > len(letters) / 2:
+        return True  # nothing, or a framed listing of code
+    # More lines between two rules than a table's row holds: a page framed by its header's and footer's
+    # rules, not a table.
+    lines = sorted({round(c.baseline) for c in inside})
+    if len(stack) == 2 and sum(1 for a, b in zip(lines, lines[1:]) if b - a > 2) >= MAX_BASELINES:
+        return True
+    size = statistics.median(c.size for c in inside)
+    heights = [b.at - a.at for a, b in zip(stack, stack[1:])]
+    return statistics.median(heights) < 0.9 * size  # rules closer than the text they hold: a staff of music
+
+
+def _bands(stack: list, inside: list, fonts, cuts: list[float], segments) -> list[list]:
+    """The table's lines (pieces) between each two rules of the stack, the empty bands left out."""
+    at = [r.at for r in stack]
+    bands: list[list] = [[] for _ in stack[1:]]
+    for piece in _cell_lines(inside, fonts, cuts, segments):
+        bands[min(max(sum(1 for y in at if piece.baseline > y + 0.5) - 1, 0), len(bands) - 1)].append(piece)
+    return [band for band in bands if band]
 
 
 def _cell_lines(chars, fonts, cuts: list[float], segments) -> list:

@@ -52,6 +52,8 @@ def join_hyphenated(head: str, tail: str, vocabulary: set[str]) -> str:
 
 # An entry of a table of contents or an index: a dot leader and page numbers ("Fin ....... 12").
 LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:\s\.){3,}")
+# A table's or a figure's caption: text to quote (a passage), not a section title.
+CAPTION = re.compile(r"(?i)^(?:tableau|table|figure|fig\.|illustration|image|schéma|encadré)\s+[\dIVX]+\b")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _TOKENS = re.compile(r"\S+")
 

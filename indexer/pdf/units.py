@@ -15,7 +15,8 @@ a `Q:` block); without this, the term or the question is a passage of its own an
 import re
 from collections import Counter
 
-from indexer.pdf.structure import CAPTION, Block
+from indexer.pdf.blocks import Block
+from indexer.pdf.text import CAPTION
 
 TERM_CHARS, TERM_WORDS = 60, 10
 QUESTION_CHARS = 220

@@ -11,7 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from service.web import errors, reload, serving
+from service.web import admin_reload, errors, serving
 from service.web.middleware import AccessLog, BodyLimit
 from service.web.log_routes import router as log_router
 from service.web.routes import router
@@ -80,7 +80,7 @@ def create_app(settings: Settings, answerer=None, stale: str | None = None) -> F
     errors.install(app)
     app.include_router(router)
     app.include_router(log_router)
-    app.include_router(reload.router)
+    app.include_router(admin_reload.router)
 
     @app.get("/", include_in_schema=False)
     def table_page():
