@@ -59,7 +59,7 @@ $(AXE): tests/browser/package.json
 	npm install --prefix tests/browser --no-package-lock --no-audit --no-fund --silent
 	@test -f $@ && touch $@
 
-# Debian's PostgreSQL for the questions-log tests (a throwaway cluster per session, tests/pg.py).
+# Debian's PostgreSQL for the questions-log tests (a throwaway cluster per session, testbed/pg.py).
 db-deps:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 
@@ -93,13 +93,13 @@ structure-bench-deps:
 # gives; then the 54 training rulebooks under four rulebook stylesheets. Failing units in var/realdocs/*.txt.
 realdocs-bench: install structure-bench-deps
 	@mkdir -p var/realdocs
-	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_import_realdocs.py --failures 2>var/realdocs/failures.txt
-	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_import_realdocs.py --rulebooks --failures \
+	HF_HUB_OFFLINE=1 $(BIN)/python -m benchmarks.bench_import_realdocs --failures 2>var/realdocs/failures.txt
+	HF_HUB_OFFLINE=1 $(BIN)/python -m benchmarks.bench_import_realdocs --rulebooks --failures \
 		2>var/realdocs/rulebooks-failures.txt
 
 # ruff, and import-linter's contracts (pyproject.toml): the one-way arrows, and an engine free of its faces.
 lint: install
-	$(BIN)/ruff check indexer service eval rulesqa tests benchmarks
+	$(BIN)/ruff check indexer service eval rulesqa tests testbed benchmarks
 	$(BIN)/lint-imports --no-cache
 
 # The whole suite, real model and browser included: what CI runs (.ci/run).

@@ -3,7 +3,7 @@
 process from the built base model into a scratch folder: wall time, peak RSS, pairs drawn and trained,
 steps. Prints a Markdown table; not a test. The issue's bound: at most 90 s and 3 GB on 2 cores.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_adapt.py [--bullets 1500]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m benchmarks.bench_adapt [--bullets 1500]
 """
 
 import argparse

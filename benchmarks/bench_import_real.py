@@ -3,7 +3,7 @@ packages (TeX, Texinfo, DBLaTeX, Sphinx, Ghostscript), fetched with `apt-get dow
 folder and unpacked with `dpkg -x` (nothing is installed). Every imported line is checked against poppler's
 `pdftotext` (`make pdf-bench-deps`) page by page. Prints a Markdown table; not a test (a few minutes).
 
-    .venv/bin/python benchmarks/bench_import_real.py [--only NAME ...] [--keep DIR]
+    .venv/bin/python -m benchmarks.bench_import_real [--only NAME ...] [--keep DIR]
 
 Columns, per PDF:
 - lines: imported lines (paragraphs, bullets, rows, headings);
@@ -33,11 +33,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-from import_process import run_import  # noqa: E402
+from benchmarks.import_process import run_import
 
 # (name, Debian package, path inside it): the eight of issue 22, then other French manuals.
 PDFS = [

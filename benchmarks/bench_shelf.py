@@ -18,8 +18,8 @@ Vectors: `HashingEmbedder` (bag-of-stems hashing, 384 dimensions), not e5: encod
 e5 takes about an hour here; routing by name does not read vectors, and search cost does not depend on
 what the vectors mean. Prints Markdown tables; not a test.
 
-    PYTHONPATH=. python benchmarks/bench_shelf.py --games 1000 [--vectors 1000000]
-    PYTHONPATH=. python benchmarks/bench_shelf.py --games 0 --server-passages 1000000 [--keep DIR]
+    python -m benchmarks.bench_shelf --games 1000 [--vectors 1000000]
+    python -m benchmarks.bench_shelf --games 0 --server-passages 1000000 [--keep DIR]
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from shelf import HashingEmbedder, generate, named_questions  # noqa: E402
+from benchmarks.shelf import HashingEmbedder, generate, named_questions
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "bench-shelf-reload-token-0123456789"
@@ -109,8 +108,8 @@ def start_server(index: Path, e5_questions: bool = False) -> tuple[subprocess.Po
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--serve", str(index), "--port", str(port),
-                             *(["--e5-questions"] if e5_questions else [])],
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_shelf", "--serve", str(index),
+                             "--port", str(port), *(["--e5-questions"] if e5_questions else [])],
                             env={**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"})
     url = f"http://127.0.0.1:{port}"
     while True:
@@ -171,6 +170,7 @@ def routing_unnamed(client: httpx.Client, index: Path, n: int) -> dict[str, floa
 def search_costs(index: Path, n: int, embedder=None) -> dict[str, float]:
     """p50 of score + rank within a question's game and across the shelf, questions encoded beforehand by
     `embedder` (the index's; the hashing one by default)."""
+    from service.engine.question import Question
     from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 
     embedder = embedder or HashingEmbedder()
@@ -183,10 +183,10 @@ def search_costs(index: Path, n: int, embedder=None) -> dict[str, float]:
     within, across = [], []
     for q, p in zip(questions, samples):
         t = time.perf_counter()
-        retriever.rank(retriever.score(q, p.game), p.game, 5)
+        retriever.rank(retriever.score(Question.of(q), p.game), p.game, 5)
         within.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        retriever.rank(retriever.score(q), None, 5)
+        retriever.rank(retriever.score(Question.of(q)), None, 5)
         across.append((time.perf_counter() - t) * 1000)
     return {"within": p50(within), "across": p50(across), "kind": retriever.manifest.dense_index}
 
@@ -288,7 +288,7 @@ def vectors_worker(n: int, work: Path) -> None:
 
 
 def million(n: int, work: Path) -> dict[str, str]:
-    run = [sys.executable, __file__, "--vectors-worker", str(n), "--work", str(work)]
+    run = [sys.executable, "-m", "benchmarks.bench_shelf", "--vectors-worker", str(n), "--work", str(work)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     build = subprocess.run(run, capture_output=True, text=True, env=env, check=True).stdout.split()
     search = subprocess.run(run, capture_output=True, text=True, env=env, check=True).stdout.split()

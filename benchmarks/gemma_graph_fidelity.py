@@ -1,6 +1,6 @@
 """EmbeddingGemma's ONNX graphs (indexer/models/gemma/graph.py) against the float32 sentence-transformers model.
 
-    .venv/bin/python benchmarks/gemma_graph_fidelity.py /work/gemma/model_download var/gemma-graphs
+    .venv/bin/python -m benchmarks.gemma_graph_fidelity /work/gemma/model_download var/gemma-graphs
 
 Builds one graph per setting (weight bits, embedding bits, MatMulNBits accuracy level) and prints, for each:
 the file size; the cosine to the float32 torch model (mean and minimum) over every question of
@@ -28,7 +28,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 QUERY = "task: search result | query: {}"
@@ -179,9 +178,9 @@ def child(model: Path, source: Path, groups_file: Path, out: Path, options: dict
 
 def _measure(model: Path, source: Path, groups_file: Path, options: dict[str, str]) -> tuple[dict, dict]:
     out = model.with_suffix(".emb.npz")
-    cmd = [sys.executable, __file__, "--child", str(model), str(source), str(groups_file), str(out),
-           *[f"{k}={v}" for k, v in options.items()]]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    cmd = [sys.executable, "-m", "benchmarks.gemma_graph_fidelity", "--child", str(model), str(source),
+           str(groups_file), str(out), *[f"{k}={v}" for k, v in options.items()]]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if done.returncode != 0:
         raise SystemExit(f"measure of {model.name} failed:\n{done.stderr[-3000:]}")
     stats = json.loads(done.stdout.strip().splitlines()[-1])

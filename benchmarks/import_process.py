@@ -1,6 +1,6 @@
 """One PDF import in a child process, so that its time, CPU and peak memory are the import's alone.
 
-    python benchmarks/import_process.py PDF CORPUS_DIR   # prints one JSON line
+    python -m benchmarks.import_process PDF CORPUS_DIR   # prints one JSON line
 
 `run_import(pdf, corpus)` runs it and returns that line as a dict, or {"error": the child's last line}.
 """
@@ -29,13 +29,12 @@ def child(pdf: str, corpus: str) -> None:
 
 
 def run_import(pdf: Path, corpus: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, str(pdf), str(corpus)], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    out = subprocess.run([sys.executable, "-m", "benchmarks.import_process", str(pdf), str(corpus)],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     if out.returncode != 0:
         return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
     child(*sys.argv[1:3])

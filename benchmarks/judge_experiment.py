@@ -8,7 +8,7 @@ ones as targets) teaches it to move a right passage up. Trained on training game
 answered by the model given), measured on the dev split and on the validation games: hit@1 of the first K
 re-ordered against retrieval's, paired (McNemar), and the time a question costs. Prints figures; not a test.
 
-    .venv/bin/python benchmarks/judge_experiment.py [--model rules-fr] [--k 4] [--questions 1200]
+    .venv/bin/python -m benchmarks.judge_experiment [--model rules-fr] [--k 4] [--questions 1200]
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 REPO = Path(__file__).resolve().parents[1]
 

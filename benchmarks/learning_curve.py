@@ -2,7 +2,7 @@
 and 4 writers, each measured on the four corpus games (dev split) and on the validation games (new games),
 dense and hybrid, against the base model; prints a Markdown table and writes it with --out.
 
-    .venv/bin/python benchmarks/learning_curve.py [--runs games:10 games:20 games:40 writers:1 writers:2 writers:4]
+    .venv/bin/python -m benchmarks.learning_curve [--runs games:10 games:20 games:40 writers:1 writers:2 writers:4]
         [--recipe rank=16,learning_rate=2e-4,epochs=1] [--out docs/eval/LEARNING_CURVE.md] [--keep DIR]
 
 Each run trains (minutes on 2 cores) then builds two small indexes. The same fixed calibration (the base
@@ -20,12 +20,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from eval.gold import load_questions  # noqa: E402
-from eval.new_games import materialize  # noqa: E402
-from eval.run import run_eval  # noqa: E402
-from indexer.models.lora import LoraRecipe  # noqa: E402
+from eval.gold import load_questions
+from eval.new_games import materialize
+from eval.run import run_eval
+from indexer.models.lora import LoraRecipe
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS = ("hit@1", "mrr@10")

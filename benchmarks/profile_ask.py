@@ -2,7 +2,7 @@
 one keep-alive client asks the gold questions in a loop. Prints the share of the server's busy samples
 spent in each part (a sample counts for the first part, in this order, found on its stack). Not a test.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/profile_ask.py [--seconds 20] [--serve-args "--http h11"]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m benchmarks.profile_ask [--seconds 20] [--serve-args "--http h11"]
 """
 
 import argparse
@@ -18,8 +18,7 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_service import gold_questions, start_server, stop  # noqa: E402
+from benchmarks.bench_service import gold_questions, start_server, stop
 
 # (part, a substring of a frame that marks it), first match on a sample's stack wins.
 PARTS = [

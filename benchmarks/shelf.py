@@ -6,7 +6,7 @@ games resemble each other the way real rulebooks do: they all speak of "dés", "
 Some titles carry an article ("Le …") or a variant suffix ("… Junior", a real source of confusion), and
 some an English alias. `HashingEmbedder` gives vectors without the model (the benchmarks say when).
 
-    python benchmarks/shelf.py --games 100 --out /tmp/shelf   # writes /tmp/shelf/*.md
+    python -m benchmarks.shelf --games 100 --out /tmp/shelf   # writes /tmp/shelf/*.md
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ os.environ.setdefault("RULESQA_LOG_QUESTIONS", "false")
 
 def pytest_sessionfinish(session, exitstatus):
     """No process of a test's Ray cluster outlives the session (their fixtures stop them; a leftover fails it)."""
-    from tests.ray_nodes import leftovers
+    from testbed.ray_nodes import leftovers
 
     left = leftovers()
     if left:

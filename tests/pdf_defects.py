@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.pdf_fixtures import Expected
+from testbed.pdf_fixtures import Expected
 
 W, H = 595.0, 842.0
 LEFT, RIGHT, TOP = 70.0, 360.0, 110.0

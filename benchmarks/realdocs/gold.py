@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import lxml.etree
 import lxml.html
 
-from structure.source import Nav, Unit
+from benchmarks.structure_bench.source import Nav, Unit
 
 BLOCKS = {"p", "div", "ul", "ol", "dl", "table", "pre", "blockquote", "figure", "h1", "h2", "h3", "h4", "h5",
           "h6", "hr", "form", "section", "center", "address", "dd", "dt", "li", "tr", "tbody", "thead",

@@ -5,7 +5,7 @@ example each, say what to fix in the import first."""
 import re
 from collections import Counter
 
-from structure.score import fold, words
+from benchmarks.structure_bench.score import fold, words
 
 LOWER_START = re.compile(r"^[a-zàâçéèêëîïôûùüÿœ(]")
 NUMBERED = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s")

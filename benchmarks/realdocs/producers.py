@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from realdocs.corpus import RealDoc
+from benchmarks.realdocs.corpus import RealDoc
 
 NOLANG = Path(__file__).resolve().parent / "nolang.lua"
 UNLINK = Path(__file__).resolve().parent / "unlink.lua"

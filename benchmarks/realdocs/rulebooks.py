@@ -9,7 +9,7 @@ import html
 import re
 from pathlib import Path
 
-from realdocs.corpus import RealDoc
+from benchmarks.realdocs.corpus import RealDoc
 
 TRAINING = Path(__file__).resolve().parents[2] / "training" / "games"
 BASE = """body { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; line-height: 1.4; margin: 0 1cm; }

@@ -41,7 +41,7 @@ def render_admin(report: dict) -> str:
         f"<h1>Ce que les règles ne disent pas</h1><p class=muted>{escape(scope)}. Lecture seule.</p>"
         + _table("Questions sans réponse, les plus fréquentes", ["fois", "question", "jeux", "variantes"],
                  refused, {0})
-        + _table("Réponses jugées inutiles (👎)", ["date", "jeu", "question", "pages", "commentaire"], down, set())
+        + _table("Réponses jugées inutiles", ["date", "jeu", "question", "pages", "commentaire"], down, set())
         + _table("Par jeu", ["jeu", "questions", "trouvées", "utiles", "avis"], games, {1, 2, 3, 4})
         + "</main></body></html>"
     )

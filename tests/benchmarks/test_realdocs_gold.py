@@ -2,13 +2,8 @@
 (paragraphs, list items without their nested list, a term with its definition, table rows with their header
 as labels, a FAQ question with its answer), navigation apart, code apart; then placed on pages."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-
-from realdocs.gold import place, read  # noqa: E402
-from structure.source import Nav, Unit  # noqa: E402
+from benchmarks.realdocs.gold import place, read
+from benchmarks.structure_bench.source import Nav, Unit
 
 PAGE = """<?xml version="1.0" encoding="UTF-8"?>
 <html xmlns="http://www.w3.org/1999/xhtml"><head><title>Chapitre 2. Mise en place</title></head><body>

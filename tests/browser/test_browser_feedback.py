@@ -12,6 +12,15 @@ pytestmark = pytest.mark.browser
 expect = sync_api.expect
 
 
+def assert_thumb_drawn(button) -> None:
+    """A thumb is an SVG drawing, no emoji: a machine without an emoji font would show an empty box."""
+    expect(button).to_have_text("")
+    drawing = button.locator("svg path")
+    expect(drawing).to_have_count(1)
+    box = drawing.bounding_box()
+    assert box and box["width"] >= 12 and box["height"] >= 12
+
+
 def test_two_questions_and_a_thumbs_down_reach_the_report(browser, logged_api):
     from service.questions_log.report import build_report
 
@@ -23,8 +32,10 @@ def test_two_questions_and_a_thumbs_down_reach_the_report(browser, logged_api):
     group = result.get_by_role("group", name="Cette réponse est-elle utile ?")
     expect(group).to_contain_text("Utile ?")
     down = group.get_by_role("button", name="Non, cette réponse n'est pas utile")
-    expect(down).to_have_text("👎")
+    expect(down).to_have_attribute("title", "Non, cette réponse n'est pas utile")
     expect(group.get_by_role("button", name="Oui, cette réponse est utile")).to_be_visible()
+    for button in group.get_by_role("button").all():
+        assert_thumb_drawn(button)
     # Keyboard: the verdict is given with Enter, announced, and cannot be given twice.
     down.focus()
     page.keyboard.press("Enter")
@@ -59,6 +70,7 @@ def test_the_widget_sends_its_verdict_too(browser, logged_api):
         ask_in_widget(host, GOLD)
         answer = host.locator(".bubble.bot").last
         up = answer.get_by_role("button", name="Oui, cette réponse est utile")
+        assert_thumb_drawn(up)
         up.click()
         expect(answer.locator(".feedback").get_by_role("status")).to_have_text("Merci pour votre avis.")
         page.probe.assert_clean()
@@ -83,7 +95,7 @@ def test_acceptance_real_server_page_then_rulesqa_report(browser, real_index, tm
 
     import httpx
 
-    from tests.ports import free_port as _free_port
+    from testbed.ports import free_port as _free_port
 
     outside = "Quel temps fera-t-il demain à Lyon ?"  # off topic: refused, and the report lists it
     port = _free_port()

@@ -27,7 +27,7 @@ from starlette.routing import Route  # noqa: E402
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, PHONE, new_page  # noqa: E402,F401  (shared)
 from tests.fakes import FakeEmbedder  # noqa: E402, fake_answerer
 from tests.fakes import REPO  # noqa: E402
-from tests.ports import free_port as _free_port
+from testbed.ports import free_port as _free_port
 
 pytestmark = pytest.mark.browser
 

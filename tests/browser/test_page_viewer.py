@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from tests import pdf_fixtures
+from testbed import pdf_fixtures
 from tests.browser.support import assert_accessible, new_page
 from tests.browser.test_browser_pages import (  # noqa: F401  (fixtures and helpers shared with the page tests)
     GOLD, LiveServer, ask_in_widget, ask_on_table, expect, host_site, open_widget, save_screenshot,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import pdf_fixtures
+from testbed import pdf_fixtures
 from tests.fakes import CORPUS, REPO, FakeEmbedder
-from tests.ports import free_port
+from testbed.ports import free_port
 
 # Named to sort first among the titles: GET /api/games lists it first, so the OpenAPI links that take
 # `games/0` (games -> game -> ask -> page) reach a rulebook whose pages exist.

@@ -16,6 +16,9 @@ const RulesqaCore = (() => {
     chat: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Zm5 0a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3Z",
     close: "M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6 10.6 12 5 6.4 6.4 5Z",
     send: "M3 20.5 21.5 12 3 3.5l.01 6.6L16 12 3.01 13.9 3 20.5Z",
+    // A cuff and a hand, thumb raised; "thumbDown" is the same drawing turned half a turn about the centre.
+    thumbUp: "M2 10h4v11H2V10Zm6 .5L12.2 3c1.5-.3 2.6.9 2.3 2.4L13.8 9H20a2 2 0 0 1 2 2.2l-1.2 7.6a2.6 2.6 0 0 1-2.6 2.2H8V10.5Z",
+    thumbDown: "M22 14h-4V3h4v11Zm-6-.5L11.8 21c-1.5.3-2.6-.9-2.3-2.4l.7-3.6H4a2 2 0 0 1-2-2.2l1.2-7.6A2.6 2.6 0 0 1 5.8 3H16v10.5Z",
   };
 
   // ---------- DOM ----------
@@ -337,16 +340,18 @@ const RulesqaCore = (() => {
     return (data.refusal && data.refusal.message) || data.message;
   }
 
-  // "Utile ? 👍 👎" under an answer the server logged (it has an ask_id): one verdict per answer, sent to
-  // POST /api/feedback at `path`. Two real buttons in a labelled group; the outcome is announced politely.
+  // "Utile ?" and two thumbs under an answer the server logged (it has an ask_id): one verdict per answer,
+  // sent to POST /api/feedback at `path`. Two real buttons in a labelled group, named by their labels; the
+  // thumbs are drawn (SVG), not emoji, which a machine without an emoji font shows as empty boxes. The
+  // outcome is announced politely.
   function feedback(data, api, path) {
     if (!data.ask_id) return null;
     const thanks = el("span", { class: "feedback-status", role: "status", "aria-live": "polite" });
-    const button = (helpful, emoji, label) => el("button", {
+    const button = (helpful, drawing, label) => el("button", {
       type: "button", class: "thumb", "aria-label": label, title: label, "data-helpful": String(helpful),
-    }, el("span", { "aria-hidden": "true", text: emoji }));
-    const up = button(true, "👍", "Oui, cette réponse est utile");
-    const down = button(false, "👎", "Non, cette réponse n'est pas utile");
+    }, icon(drawing));
+    const up = button(true, "thumbUp", "Oui, cette réponse est utile");
+    const down = button(false, "thumbDown", "Non, cette réponse n'est pas utile");
     const group = el("div", { class: "feedback", role: "group", "aria-label": "Cette réponse est-elle utile ?" },
       el("span", { class: "feedback-label", "aria-hidden": "true", text: "Utile ?" }), up, down, thanks);
     async function send(helpful, chosen) {

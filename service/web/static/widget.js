@@ -171,7 +171,8 @@ button, select, textarea { font: inherit; color: inherit; margin: 0; }
 .bubble .mistake-text { margin: 2px 0 6px; }
 .feedback { display: flex; align-items: center; flex-wrap: wrap; gap: 4px 6px; margin-top: 8px; font-size: 12.5px; color: var(--muted); }
 .feedback-label { font-weight: 650; }
-.thumb { min-width: 36px; min-height: 32px; border: 1.5px solid var(--line); border-radius: 9px; background: var(--bg); cursor: pointer; font-size: 15px; }
+.thumb { min-width: 36px; min-height: 32px; border: 1.5px solid var(--line); border-radius: 9px; background: var(--bg); color: var(--ink); cursor: pointer; }
+.thumb svg { display: block; width: 17px; height: 17px; margin: auto; }
 .thumb:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 .thumb[aria-pressed="true"] { border-color: var(--accent); }
 .thumb:disabled { cursor: default; opacity: .7; }

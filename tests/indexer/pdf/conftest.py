@@ -1,11 +1,11 @@
-"""Rulebook PDFs generated once per session (tests/pdf_fixtures.py): never committed, never downloaded."""
+"""Rulebook PDFs generated once per session (testbed/pdf_fixtures.py): never committed, never downloaded."""
 
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests import pdf_fixtures
+from testbed import pdf_fixtures
 
 
 @pytest.fixture(scope="session")

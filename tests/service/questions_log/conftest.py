@@ -1,11 +1,11 @@
 """The questions log's tests run on both backends: SQLite in a temporary folder, and PostgreSQL in a
-cluster started for the session (tests/pg.py), skipped only when PostgreSQL is not installed."""
+cluster started for the session (testbed/pg.py), skipped only when PostgreSQL is not installed."""
 
 import itertools
 
 import pytest
 
-from tests.pg import Cluster, pg_bin
+from testbed.pg import Cluster, pg_bin
 
 _databases = itertools.count()
 

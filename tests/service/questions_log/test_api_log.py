@@ -179,7 +179,7 @@ def test_feedback_on_a_database_gone_read_only_is_503(fake_index, answerer, tmp_
 def test_a_postgresql_that_is_down_never_fails_or_slows_an_answer(fake_index, answerer):
     import time
 
-    from tests.ports import free_port
+    from testbed.ports import free_port
 
     port = free_port()  # nothing listens there
     url = f"postgresql+psycopg://rulesqa@127.0.0.1:{port}/rulesqa"

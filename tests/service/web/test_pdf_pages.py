@@ -14,7 +14,7 @@ from service.web.app import create_app
 from service.engine.calibration import Calibration
 from service.web.page_images import MAX_SIDE
 from service.runtime.settings import Settings
-from tests import pdf_fixtures
+from testbed import pdf_fixtures
 from tests.fakes import CORPUS, FakeEmbedder, fake_answerer
 
 QUESTION = "Quand la partie s'arrête-t-elle ? Combien de cartes de la même couleur ?"

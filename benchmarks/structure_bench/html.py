@@ -6,8 +6,8 @@ import html
 import subprocess
 from pathlib import Path
 
-from structure.pictures import picture
-from structure.source import BACK, INDEX_TITLE, LOT_TITLE, TOC_TITLE, Document
+from benchmarks.structure_bench.pictures import picture
+from benchmarks.structure_bench.source import BACK, INDEX_TITLE, LOT_TITLE, TOC_TITLE, Document
 
 STYLE = """
 body { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; line-height: 1.4; margin: 0 1.2cm; }

@@ -11,8 +11,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from structure.pictures import picture
-from structure.source import BACK, INDEX_TITLE, LOT_TITLE, Document
+from benchmarks.structure_bench.pictures import picture
+from benchmarks.structure_bench.source import BACK, INDEX_TITLE, LOT_TITLE, Document
 
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}

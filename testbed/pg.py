@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from tests.ports import free_port as _free_port
+from testbed.ports import free_port as _free_port
 
 
 def pg_bin() -> Path | None:

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from tests.ports import free_port
+from testbed.ports import free_port
 
 RAY = Path(sys.executable).with_name("ray")
 MARKER = "RULESQA_TEST_CLUSTER"

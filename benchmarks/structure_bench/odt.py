@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from structure.pictures import picture
-from structure.source import BACK, INDEX_TITLE, LOT_TITLE, TOC_TITLE, Document
+from benchmarks.structure_bench.pictures import picture
+from benchmarks.structure_bench.source import BACK, INDEX_TITLE, LOT_TITLE, TOC_TITLE, Document
 
 NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
       'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '

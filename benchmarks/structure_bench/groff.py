@@ -6,8 +6,8 @@ definition, a long one above it); the table of contents is tab-aligned, without 
 import subprocess
 from pathlib import Path
 
-from structure.pictures import picture
-from structure.source import BACK, INDEX_TITLE, LOT_TITLE, TOC_TITLE, Document
+from benchmarks.structure_bench.pictures import picture
+from benchmarks.structure_bench.source import BACK, INDEX_TITLE, LOT_TITLE, TOC_TITLE, Document
 
 HEAD = r""".nr PS 11
 .nr VS 14

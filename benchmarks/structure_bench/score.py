@@ -25,7 +25,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from structure.source import Nav, Unit
+from benchmarks.structure_bench.source import Nav, Unit
 
 WORD = re.compile(r"\w+")
 PUNCT = ".,;:!?()«»\"'"
