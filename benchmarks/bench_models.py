@@ -79,7 +79,7 @@ def dev_hits(embedder, settings, work: Path) -> dict:
     index = work / f"index-{embedder.backend}"
     build_index(settings.corpus_dir, index, embedder, progress=False)
     here = settings.model_copy(update={"index_dir": index})
-    answerer = build_answerer(here, embedder=embedder, judge=None,
+    answerer = build_answerer(here, embedder=embedder, reranker=None,
                               calibration=load_calibration(embedder.model_id, None))
     result = run_eval(answerer, load_questions("dev"), modes=("dense", "hybrid"))
     return {mode: result["results"][mode]["overall"]["hit@1"] for mode in ("dense", "hybrid")}

@@ -41,7 +41,7 @@ def measure(embedder, work: Path, dev, new_games_corpus: Path, new_games) -> dic
     for name, corpus, questions in (("dev", REPO / "corpus", dev), ("new", new_games_corpus, new_games)):
         index = work / f"index-{name}"
         build_index(corpus, index, embedder, progress=False)
-        answerer = build_answerer(load_settings(index_dir=index, cache_dir=None), embedder=embedder, judge=None,
+        answerer = build_answerer(load_settings(index_dir=index, cache_dir=None), embedder=embedder, reranker=None,
                                   calibration=calibration)
         result = run_eval(answerer, questions, modes=("dense", "hybrid"), metrics=METRICS)
         for mode in ("dense", "hybrid"):

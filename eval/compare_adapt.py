@@ -40,7 +40,7 @@ def compare_adaptation(corpus_dir: Path, models_dir: Path, questions: list[GoldQ
         index = Path(workdir) / name
         build_index(corpus_dir, index, embedder, progress=False)
         # The calibration measured for this model's family (a fresh index has none of its own).
-        answerer = build_answerer(load_settings(index_dir=index), embedder=embedder, judge=None)
+        answerer = build_answerer(load_settings(index_dir=index), embedder=embedder, reranker=None)
         models[name] = {"model_id": embedder.model_id, "calibration": answerer.calibration.source}
         records[name] = {mode: ask_all(answerer, questions, mode, K) for mode in MODES}
     return summarize(records, models, split_label(questions))

@@ -10,42 +10,44 @@ import threading
 
 import typer
 
+from rulesqa.errors import UsageError
+
 PROXIES = {"head": "HeadOnly", "every-node": "EveryNode"}
 
 
-def scaling(replicas: int, autoscale: str | None, target_ongoing: float, fail):
+def scaling(replicas: int, autoscale: str | None, target_ongoing: float):
     from service.cluster.deploy import Scaling
 
     if autoscale is None:
         return Scaling(replicas=replicas)
     low, _, high = autoscale.partition(":")
     if not (low.isdigit() and high.isdigit() and 1 <= int(low) <= int(high) <= 256):
-        fail(f"--autoscale attend MIN:MAX (1 ≤ MIN ≤ MAX ≤ 256), reçu : {autoscale!r}")
+        raise UsageError(f"--autoscale attend MIN:MAX (1 ≤ MIN ≤ MAX ≤ 256), reçu : {autoscale!r}")
     return Scaling(min_replicas=int(low), max_replicas=int(high), target_ongoing=target_ongoing)
 
 
 def serve_on_ray(conf, host: str, port: int, replicas: int, autoscale: str | None, target_ongoing: float,
-                 shards: int | None, shard_replicas: int, proxy: str, run, fail) -> None:
-    from indexer.cluster import connect
+                 shards: int | None, shard_replicas: int, proxy: str) -> None:
+    from indexer.ray_encode import connect
     from indexer.shelf import is_sharded, read_shelf
 
     if proxy not in PROXIES:
-        fail(f"--proxy : head ou every-node (reçu : {proxy!r})")
-    plan = scaling(replicas, autoscale, target_ongoing, fail)
+        raise UsageError(f"--proxy : head ou every-node (reçu : {proxy!r})")
+    plan = scaling(replicas, autoscale, target_ongoing)
     if is_sharded(conf.index_dir):
-        shelf = run(lambda: read_shelf(conf.index_dir))
+        shelf = read_shelf(conf.index_dir)
         if shards is not None and shards != len(shelf.shards):
-            fail(f"{conf.index_dir} est partagé en {len(shelf.shards)} shards, pas {shards}")
+            raise UsageError(f"{conf.index_dir} est partagé en {len(shelf.shards)} shards, pas {shards}")
     elif shards is not None:
-        fail(f"{conf.index_dir} n'est pas un index partagé : construisez-le avec « rulesqa index --shards {shards} »")
+        raise UsageError(f"{conf.index_dir} n'est pas un index partagé : construisez-le avec « rulesqa index --shards {shards} »")
     elif conf.build_index_if_missing:
         from service.runtime.startup import load_answerer
 
-        run(lambda: load_answerer(conf))  # builds or refreshes the index here, once, as `rulesqa serve` does
-    run(lambda: connect(conf.ray_address))
+        load_answerer(conf)  # builds or refreshes the index here, once, as `rulesqa serve` does
+    connect(conf.ray_address)
     from service.cluster.deploy import deploy, undeploy
 
-    deployed = run(lambda: _deploy(deploy, conf, host, port, plan, shard_replicas, PROXIES[proxy]))
+    deployed = _deploy(deploy, conf, host, port, plan, shard_replicas, PROXIES[proxy])
     typer.echo(f"rulesqa : {deployed.url}/ (API : /docs) sur la grappe Ray {conf.ray_address}", err=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -93,7 +93,7 @@ def train(conf, *, model: str = "e5-small", games: int | None = None, writers: i
     and write the deltas to `out` (its family's committed file by default); returns what their .json records."""
     from indexer.atomic import scratch_dir
     from indexer.models import get_family
-    from indexer.models.description import read_manifest
+    from indexer.models.description import read_model_manifest
     from indexer.models.embedders import load_folder_embedder
 
     started = time.monotonic()
@@ -118,7 +118,7 @@ def train(conf, *, model: str = "e5-small", games: int | None = None, writers: i
                                        ensure_ascii=False).encode()).hexdigest()
     info = {
         "model": family.model_id, "recipe": recipe_dict(recipe), "seed": seed, "threads": conf.threads,
-        "base_fingerprint": (read_manifest(base_dir) or {}).get("fingerprint"),
+        "base_fingerprint": (read_model_manifest(base_dir) or {}).get("fingerprint"),
         "trained_on": {"games": [g.entry.id for g in chosen], "authors": sorted({g.entry.author for g in chosen}),
                        "examples": len(items), "examples_sha256": digest},
         "training": {**figures, "seconds": round(time.monotonic() - started, 1),

@@ -107,11 +107,11 @@ class FakeFolderEmbedder(FakeEmbedder):
             self._in_use = None
 
 
-def fake_answerer(index: Path, calibration=None, embedder=None, judge=None, data=None, **settings):
+def fake_answerer(index: Path, calibration=None, embedder=None, reranker=None, data=None, **settings):
     """The answerer over a test index, built by the one factory (service/runtime/answerers.py) as every caller
-    builds it: the fake embedder by default, no judge, nothing cached."""
+    builds it: the fake embedder by default, no reranker, nothing cached."""
     from service.runtime.answerers import build_answerer
     from service.runtime.settings import Settings
 
     conf = Settings(index_dir=index, cache_dir=None, reranker=None, **settings)
-    return build_answerer(conf, data=data, embedder=embedder or FakeEmbedder(), calibration=calibration, judge=judge)
+    return build_answerer(conf, data=data, embedder=embedder or FakeEmbedder(), calibration=calibration, reranker=reranker)

@@ -178,6 +178,6 @@ def reload_answerer(settings: Settings, current: Answerer) -> Answerer:
     manifest = store.read_manifest(settings.index_dir)
     embedder = current.retriever.embedder
     if (manifest.embedding.model_id, manifest.embedding.fingerprint) == (embedder.model_id, embedder.fingerprint()):
-        return build_answerer(settings, embedder=embedder, calibration=current.calibration, judge=current.judge)
+        return build_answerer(settings, embedder=embedder, calibration=current.calibration, reranker=current.reranker)
     log.info("nouvelle version de l'index avec le modèle %s", manifest.embedding.model_id)
-    return build_answerer(settings, judge=current.judge)
+    return build_answerer(settings, reranker=current.reranker)

@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from tests.ports import free_port
+from testbed.ports import free_port
 
 pytestmark = pytest.mark.model
 RULESQA = [sys.executable, "-m", "rulesqa"]

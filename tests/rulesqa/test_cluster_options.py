@@ -28,13 +28,11 @@ def test_a_malformed_ray_address_is_a_setting_error(monkeypatch):
 def test_autoscale_bounds_are_checked(tmp_path):
     pytest.importorskip("ray.serve", reason="Ray absent : pip install -e '.[cluster]'")
     from rulesqa.cluster_serve import scaling
+    from rulesqa.errors import UsageError
 
-    def fail(message):
-        raise SystemExit(message)
-
-    assert scaling(3, None, 2.0, fail).options() == {"num_replicas": 3}
-    options = scaling(1, "2:8", 4.0, fail).options()["autoscaling_config"]
+    assert scaling(3, None, 2.0).options() == {"num_replicas": 3}
+    options = scaling(1, "2:8", 4.0).options()["autoscaling_config"]
     assert (options["min_replicas"], options["max_replicas"], options["target_ongoing_requests"]) == (2, 8, 4.0)
     for bad in ("8:2", "0:3", "deux:trois", "4"):
-        with pytest.raises(SystemExit, match="--autoscale attend MIN:MAX"):
-            scaling(1, bad, 2.0, fail)
+        with pytest.raises(UsageError, match="--autoscale attend MIN:MAX"):
+            scaling(1, bad, 2.0)

@@ -32,7 +32,7 @@ def test_the_reranker_orders_the_passages_and_its_score_decides(fake_index, rera
     plain = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
     judged = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.0,
                                                                                                feature="rerank")),
-                           judge=reranker)
+                           reranker=reranker)
     before = plain.ask(QUESTION, "karuba", k=8)
     after = judged.ask(QUESTION, "karuba", k=8)
     texts = [p.text for p in after.passages]

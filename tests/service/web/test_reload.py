@@ -51,3 +51,7 @@ def test_reload_swaps_in_the_new_version(index):
         assert [g["id"] for g in client.get("/api/games").json()["games"]] == ["cubirds", "cubitos", "sans-arret"]
         assert client.get("/api/games/karuba").status_code == 404
         assert client.get("/health").json()["corpus_hash"] == r.json()["corpus_hash"]
+        # The new answerer answers: from the games left.
+        asked = client.post("/api/ask", json={"question": "Combien de points rapporte une pépite d'or ?"})
+        assert asked.status_code == 200 and asked.json()["passages"]
+        assert all(p["game"] != "karuba" for p in asked.json()["passages"])

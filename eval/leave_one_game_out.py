@@ -39,7 +39,7 @@ def _answerer(index: Path, embedder, fusion: FusionConfig):
     from service.runtime.settings import load_settings
 
     # A permissive policy: nothing is refused while ranking is measured (found does not enter hit or MRR).
-    return build_answerer(load_settings(index_dir=index), embedder=embedder, judge=None,
+    return build_answerer(load_settings(index_dir=index), embedder=embedder, reranker=None,
                           calibration=Calibration(fusion=fusion, abstention=AbstentionPolicy()))
 
 

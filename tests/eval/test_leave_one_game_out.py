@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import eval.logo as logo
+import eval.leave_one_game_out as leave_out
 from eval.gold import GoldQuestion
-from eval.logo import format_table, leave_one_game_out
+from eval.leave_one_game_out import format_table, leave_one_game_out
 from indexer import store
 from service.engine.retrieval.protocol import FusionConfig
 from tests.fakes import CORPUS, FakeEmbedder
@@ -45,8 +45,8 @@ def fakes(monkeypatch):
         salt = Path(folder, "salt").read_text() if Path(folder, "salt").exists() else ""
         return FakeEmbedder(salt=salt)
 
-    monkeypatch.setattr(logo, "adapt_model", fake_adapt)
-    monkeypatch.setattr(logo, "load_folder_embedder", fake_embedder)
+    monkeypatch.setattr(leave_out, "adapt_model", fake_adapt)
+    monkeypatch.setattr(leave_out, "load_folder_embedder", fake_embedder)
     return adapted, loaded
 
 
@@ -89,8 +89,8 @@ def test_report_counts_and_scores_are_json_and_in_range(tmp_path, fakes):
 
 def test_the_same_model_everywhere_gives_the_same_figures(tmp_path, fakes, monkeypatch):
     # An adaptation that changes nothing must not change a number: base, full and leave-out agree.
-    original = logo.adapt_model
-    monkeypatch.setattr(logo, "adapt_model", lambda *a, **k: original(*a, **k, salted=False))
+    original = leave_out.adapt_model
+    monkeypatch.setattr(leave_out, "adapt_model", lambda *a, **k: original(*a, **k, salted=False))
     report = run(tmp_path)
     for row in [*report["games"].values(), report["overall"]]:
         assert row["base"] == row["full"] == row["leave_out"]
@@ -102,14 +102,14 @@ def test_a_game_whose_removal_leaves_too_few_pairs_is_not_adapted(tmp_path, fake
     from indexer.passages import load_passages
 
     docs, passages = load_passages(CORPUS)
-    monkeypatch.setattr(logo, "MIN_PAIRS", len(training_pairs(passages, [d.game for d in docs])))
+    monkeypatch.setattr(leave_out, "MIN_PAIRS", len(training_pairs(passages, [d.game for d in docs])))
     report = run(tmp_path, keep_models=True)
     assert list(adapted) == ["full"]
     assert report["games"]["karuba"]["leave_out"] is None and report["overall"]["leave_out"] is None
     assert report["games"]["karuba"]["full"] is not None
     assert (tmp_path / "work" / "models" / "full").is_dir()
     assert "| karuba | 2 (2) |" in format_table(report)
-    monkeypatch.setattr(logo, "MIN_PAIRS", 10_000)  # not even the whole corpus: nothing is adapted
+    monkeypatch.setattr(leave_out, "MIN_PAIRS", 10_000)  # not even the whole corpus: nothing is adapted
     report = run(tmp_path / "again")
     assert list(adapted) == ["full"] and report["overall"]["full"] is None
 
