@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.analysis import ANALYZER_VERSION, folded_words
-from indexer.atomic import folder_replaced
+from indexer.atomic import folder_replaced, write_text_atomic
 from indexer.corpus import SOURCE_KEYS, Game
 from indexer.models.description import E5_FORM, passage_text
 from indexer.models.description import MANIFEST as MODEL_MANIFEST
@@ -392,6 +392,29 @@ def load_tokens(folder: Path) -> list[list[str]]:
     with np.load(Path(folder) / "tokens.npz", allow_pickle=False) as data:
         vocabulary, ids, offsets = data["vocabulary"].tolist(), data["ids"], data["offsets"]
     return [[vocabulary[i] for i in ids[offsets[r] : offsets[r + 1]]] for r in range(len(offsets) - 1)]
+
+
+def read_calibrations(folder: Path) -> dict:
+    """The calibrations measured for the index folder (calibration.json: an entry per model family, written by
+    `save_calibration_entry`); empty when it has none. Unreadable JSON raises (OSError, ValueError): the reader
+    (service/engine/calibration.py) says why it falls back."""
+    path = Path(folder) / CALIBRATION
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text("utf-8"))
+
+
+def save_calibration_entry(folder: Path, name: str, entry: dict) -> Path:
+    """Set the calibration `name` of the index folder, its other entries kept (an unreadable file is replaced),
+    written atomically: a reader sees the old file or the whole new one. Returns the file's path."""
+    path = Path(folder) / CALIBRATION
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    data[name] = entry
+    # An unmeasured threshold is infinite: Python's json writes and reads it as Infinity.
+    return write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def read_manifest(folder: Path) -> Manifest:

@@ -15,10 +15,18 @@ import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ray import serve
 
-from service.cluster.reloads import Listener, coordinator
+from service.cluster.reload_coordinator import Listener, coordinator
+
+if TYPE_CHECKING:  # the engine is imported by the replicas only, once numba is set aside (Shard, Front)
+    import numpy as np
+
+    from indexer.passages import Passage
+    from service.engine.retrieval.shard_client import Pending
+    from service.engine.retrieval.shard_search import GameResult, MistakeParts, ShelfResult
 
 log = logging.getLogger("rulesqa")
 REPLICA_HEADER = "x-rulesqa-replica"
@@ -66,13 +74,35 @@ class _ReplicaHeader:
 
 
 class RayShard:
-    """A shard reached through its Serve handle (service/engine/retrieval/sharded.py's client interface)."""
+    """A shard reached through its Serve handle: a `ShardClient` (service/engine/retrieval/shard_client.py). Each
+    call returns the handle's response at once, whose `.result()` waits for the `Shard` replica's answer."""
 
     def __init__(self, handle):
         self.handle = handle
 
-    def call(self, method: str, *args):
-        return getattr(self.handle, method).remote(*args)
+    def game(self, question: str, vector: np.ndarray, game: str) -> Pending[GameResult]:
+        return self.handle.game.remote(question, vector, game)
+
+    def shelf(self, question: str, vector: np.ndarray) -> Pending[ShelfResult]:
+        return self.handle.shelf.remote(question, vector)
+
+    def shelf_game(self, question: str, vector: np.ndarray, game: str) -> Pending[GameResult]:
+        return self.handle.shelf_game.remote(question, vector, game)
+
+    def passage(self, game: str, passage_id: str) -> Pending[Passage | None]:
+        return self.handle.passage.remote(game, passage_id)
+
+    def vocabulary(self, game: str) -> Pending[tuple[str, frozenset[str]]]:
+        return self.handle.vocabulary.remote(game)
+
+    def card(self, game: str) -> Pending[Passage | None]:
+        return self.handle.card.remote(game)
+
+    def best_lexical(self, question: str, game: str) -> Pending[float]:
+        return self.handle.best_lexical.remote(question, game)
+
+    def mistakes(self) -> Pending[MistakeParts]:
+        return self.handle.mistakes.remote()
 
 
 def _serves(answerer) -> dict:
@@ -176,11 +206,11 @@ class Front:
         # The same factory as a single index's: the calibration and the judge (RULESQA_RERANKER) are the settings'.
         if current is not None:
             return build_answerer(self.settings, retriever=retriever, calibration=current.calibration,
-                                  judge=current.judge)
+                                  reranker=current.reranker)
         return build_answerer(self.settings, retriever=retriever)
 
     def _reload_here(self) -> dict:
-        from service.web.reload import load_new_version
+        from service.web.admin_reload import load_new_version
 
         return load_new_version(self.fastapi)
 

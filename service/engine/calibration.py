@@ -15,13 +15,14 @@ import json
 import logging
 import re
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
-from indexer.atomic import write_text_atomic
-from indexer.store import CALIBRATION
+from indexer import store
 from service.engine.compose.answer_set import AnswerSetPolicy
 from service.engine.compose.common_mistake import WarningPolicy
 from service.engine.decide.abstention import AbstentionPolicy
+from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.decide.refusal import RefusalPolicy
 from service.engine.retrieval.protocol import FusionConfig
@@ -43,6 +44,7 @@ class Calibration:
     warning: WarningPolicy = WarningPolicy()
     confidence: ConfidencePolicy = ConfidencePolicy()
     routing: RoutingPolicy = RoutingPolicy()
+    answerability: AnswerabilityPolicy = AnswerabilityPolicy()
     source: str = "calibrated"  # "default" when no measurement was found for the model
 
 
@@ -52,7 +54,7 @@ class Calibration:
 DEFAULT = Calibration(abstention=AbstentionPolicy(threshold=0.05, feature="lift"), source="default")
 PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
           "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy,
-          "routing": RoutingPolicy}
+          "routing": RoutingPolicy, "answerability": AnswerabilityPolicy}
 
 
 def family(model_id: str, reranker_id: str | None = None) -> str:
@@ -66,11 +68,11 @@ def _from_entry(entry: dict) -> Calibration:
     return Calibration(**{name: cls(**entry[name]) for name, cls in PARTS.items() if name in entry})
 
 
-def _entry(path: Path, name: str) -> dict | None:
-    """The entry `name` of a calibration file; None when the file or the entry is absent."""
+def _read_defaults(path: Path) -> dict:
+    """The package's defaults file (not an index folder, which store.py alone reads); empty when absent."""
     if not path.is_file():
-        return None
-    return json.loads(path.read_text("utf-8")).get(name)
+        return {}
+    return json.loads(path.read_text("utf-8"))
 
 
 def load(model_id: str, index_dir: Path | None = None, reranker_id: str | None = None,
@@ -78,11 +80,14 @@ def load(model_id: str, index_dir: Path | None = None, reranker_id: str | None =
     """The index's own calibration for the model (and judge), else the package's default for its family, else
     DEFAULT."""
     name = family(model_id, reranker_id)
-    places = ([Path(index_dir) / CALIBRATION] if index_dir is not None else []) + [Path(defaults)]
+    # Each place as the log line names it, and how it is read: the index's own file first, then the defaults.
+    places = [(Path(defaults), partial(_read_defaults, Path(defaults)))]
+    if index_dir is not None:
+        places.insert(0, (Path(index_dir) / store.CALIBRATION, partial(store.read_calibrations, index_dir)))
     seen = []
-    for path in places:
+    for path, read in places:
         try:
-            entry = _entry(path, name)
+            entry = read().get(name)
             if entry is not None:
                 return _from_entry(entry)
             seen.append(f"{path} : absent")
@@ -97,12 +102,6 @@ def load(model_id: str, index_dir: Path | None = None, reranker_id: str | None =
 def save(model_id: str, calibration: Calibration, measured: dict, index_dir: Path,
          reranker_id: str | None = None) -> Path:
     """Write the calibration into the index folder (its other models' entries kept), atomically."""
-    path = Path(index_dir) / CALIBRATION
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    # An unmeasured threshold is infinite: Python's json writes and reads it as Infinity.
     entry = {name: asdict(getattr(calibration, name)) for name in PARTS}
-    data[family(model_id, reranker_id)] = {**entry, "measured_on": "dev", "measured": measured}
-    return write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    return store.save_calibration_entry(index_dir, family(model_id, reranker_id),
+                                        {**entry, "measured_on": "dev", "measured": measured})

@@ -1,14 +1,15 @@
 """The shard side of a shelf in shards (indexer/shelf.py): `ShardSearch` holds one shard folder and answers for
 its games, the candidates of one game (a question with a game, or the game retrieval routed to), or its best
 rows for a question naming no game, numbered as in the single index of the shelf. A shard is reached through
-a client: in process (`LocalShard`), or a Ray Serve handle (service/cluster/). The front side, which merges
-them, is sharded.py.
+a client (`ShardClient`, shard_client.py): in process (`LocalShard`), or a Ray Serve handle (service/cluster/).
+The front side, which merges them, is sharded.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from service.engine.retrieval.single import CANDIDATES, Scores, SingleIndexRetri
 # How deep each shard's dense ranking goes for a question naming no game: the routing reads the games
 # of the first CANDIDATES * AMBIGUOUS_GAMES rows (service/engine/answerer.py: likely_games).
 SHELF_DEPTH = CANDIDATES * 3
+# A shard's common-mistake passages: (single-index rows, sections, float16 vectors, passages).
+MistakeParts = tuple[np.ndarray, list[str | None], np.ndarray, list[Passage]]
+T = TypeVar("T")
 
 
 @dataclass
@@ -137,7 +141,7 @@ class ShardSearch:
         # The shard's BM25 is the shelf's restricted to its rows: the same score as the single index's.
         return self.retriever.best_lexical(Question.of(question), game)
 
-    def mistakes(self) -> tuple[np.ndarray, list[str | None], np.ndarray, list[Passage]]:
+    def mistakes(self) -> MistakeParts:
         """(single-index rows, sections, float16 vectors, passages) of the shard's common-mistake passages."""
         rows = self.data.rows
         marked = [i for i, s in enumerate(rows.sections) if is_mistakes_section(s)]
@@ -146,22 +150,45 @@ class ShardSearch:
                 np.asarray(self.data.vectors[local], dtype=np.float16), [self.data.passages[int(r)] for r in local])
 
 
-class _Done:
-    def __init__(self, value):
+class Done(Generic[T]):
+    """An answer already there (a `Pending` of shard_client.py): what a shard in this process returns."""
+
+    def __init__(self, value: T):
         self.value = value
 
-    def result(self):
+    def result(self) -> T:
         return self.value
 
 
 class LocalShard:
-    """A shard in this process; `call` returns what a Ray handle's call returns, something with .result()."""
+    """A shard in this process: a `ShardClient` (shard_client.py) whose answers are there at once."""
 
     def __init__(self, search: ShardSearch):
         self.search = search
 
-    def call(self, method: str, *args):
-        return _Done(getattr(self.search, method)(*args))
+    def game(self, question: str, vector: np.ndarray, game: str) -> Done[GameResult]:
+        return Done(self.search.game(question, vector, game))
+
+    def shelf(self, question: str, vector: np.ndarray) -> Done[ShelfResult]:
+        return Done(self.search.shelf(question, vector))
+
+    def shelf_game(self, question: str, vector: np.ndarray, game: str) -> Done[GameResult]:
+        return Done(self.search.shelf_game(question, vector, game))
+
+    def passage(self, game: str, passage_id: str) -> Done[Passage | None]:
+        return Done(self.search.passage(game, passage_id))
+
+    def vocabulary(self, game: str) -> Done[tuple[str, frozenset[str]]]:
+        return Done(self.search.vocabulary(game))
+
+    def card(self, game: str) -> Done[Passage | None]:
+        return Done(self.search.card(game))
+
+    def best_lexical(self, question: str, game: str) -> Done[float]:
+        return Done(self.search.best_lexical(question, game))
+
+    def mistakes(self) -> Done[MistakeParts]:
+        return Done(self.search.mistakes())
 
 
 def local_shards(folder: Path) -> list[LocalShard]:

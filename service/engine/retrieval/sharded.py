@@ -7,8 +7,8 @@ the question once, asks the game's shard only, or every shard at once and merges
 score, ties by the single index's row), then fuses the candidates itself, from their stored float16
 vectors, exactly as `SingleIndexRetriever.rank` does. The shards' BM25 statistics are the shelf's, so the scores
 are the single index's; what the service reads besides them (words, centroid, games, the common-mistake
-passages) is the catalogue's. A shard is reached through a client: in process (`LocalShard`), or a
-Ray Serve handle (service/cluster/).
+passages) is the catalogue's. A shard is reached through a `ShardClient` (shard_client.py): in process
+(`LocalShard`), or a Ray Serve handle (service/cluster/).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from service.engine.retrieval.fusion import fuse
 from service.engine.retrieval.mistake_rows import MistakeRows
 from service.engine.retrieval.protocol import FusionConfig
 from service.engine.retrieval.retrieve import RetrieverBase
-from service.engine.retrieval.shard_search import SHELF_DEPTH, Candidates
+from service.engine.retrieval.shard_client import ShardClient
+from service.engine.retrieval.shard_search import SHELF_DEPTH, Candidates, MistakeParts
 from service.engine.retrieval.single import CANDIDATES
 
 @dataclass
@@ -52,7 +53,7 @@ class _MistakeTable:
     """Every shard's common-mistake passages, with their rows and vectors, gathered once by the front: what
     `mistakes` searches (retrieval/mistake_rows.py), as the single index searches its own."""
 
-    def __init__(self, shelf: Shelf, parts: list, exact: bool):
+    def __init__(self, shelf: Shelf, parts: list[MistakeParts], exact: bool):
         dim = len(shelf.centroid)
         rows = np.concatenate([p[0] for p in parts] + [np.zeros(0, np.int64)])
         sections = [s for p in parts for s in p[1]]
@@ -72,7 +73,7 @@ class _MistakeTable:
 
 
 class ShardedRetriever(RetrieverBase):
-    def __init__(self, shelf: Shelf, clients: list, embedder, fusion: FusionConfig | None = None):
+    def __init__(self, shelf: Shelf, clients: list[ShardClient], embedder, fusion: FusionConfig | None = None):
         self.shelf = shelf
         self.clients = clients
         self.embedder = embedder
@@ -83,10 +84,10 @@ class ShardedRetriever(RetrieverBase):
         self._versions = [s.corpus_hash for s in shelf.shards]
         self._rows = int(sum(s.passages for s in shelf.shards))
         self.words = shelf.words
-        self._mistakes = _MistakeTable(shelf, [c.call("mistakes").result() for c in clients], self._exact)
+        self._mistakes = _MistakeTable(shelf, [c.mistakes().result() for c in clients], self._exact)
 
     @classmethod
-    def load(cls, folder: Path, clients: list, embedder, fusion: FusionConfig | None = None) -> ShardedRetriever:
+    def load(cls, folder: Path, clients: list[ShardClient], embedder, fusion: FusionConfig | None = None) -> ShardedRetriever:
         shelf = read_shelf(folder)
         shelf.manifest.check_compatible(embedder)
         if len(clients) != len(shelf.shards):
@@ -102,22 +103,22 @@ class ShardedRetriever(RetrieverBase):
     def manifest(self) -> store.Manifest:
         return self.shelf.manifest
 
-    def passage(self, game_id: str, passage_id: str) -> Passage | None:
+    def _client_of(self, game_id: str) -> ShardClient:
+        """The client of the game's shard, once the game is known (`game` refuses an unknown one)."""
         self.game(game_id)
-        return self.clients[self._shard_of[game_id]].call("passage", game_id, passage_id).result()
+        return self.clients[self._shard_of[game_id]]
 
-    def _on_shard(self, method: str, game_id: str, *args):
-        self.game(game_id)
-        return self.clients[self._shard_of[game_id]].call(method, *args, game_id).result()
+    def passage(self, game_id: str, passage_id: str) -> Passage | None:
+        return self._client_of(game_id).passage(game_id, passage_id).result()
 
     def _read_vocabulary(self, game_id: str) -> tuple[str, frozenset[str]]:
-        return self._on_shard("vocabulary", game_id)
+        return self._client_of(game_id).vocabulary(game_id).result()
 
     def card(self, game_id: str) -> Passage | None:
-        return self._on_shard("card", game_id)
+        return self._client_of(game_id).card(game_id).result()
 
     def best_lexical(self, question: Question, game: str) -> float:
-        return self._on_shard("best_lexical", game, question.text)
+        return self._client_of(game).best_lexical(question.text, game).result()
 
     def mistakes(self, vector: np.ndarray, game: str) -> tuple[tuple[Passage, float], ...]:
         return self._mistakes.mistakes.ranked(self._mistakes.vectors, vector, game)
@@ -130,9 +131,9 @@ class ShardedRetriever(RetrieverBase):
         if game is not None:
             self.game(game)
             shard = self._shard_of[game]
-            found = self._check(shard, self.clients[shard].call("game", question, vector, game).result())
+            found = self._check(shard, self.clients[shard].game(question, vector, game).result())
             return ShardedScores(vector, found.terms, found.n_terms, game, question, {game: found.candidates})
-        pending = [c.call("shelf", question, vector) for c in self.clients]
+        pending = [c.shelf(question, vector) for c in self.clients]
         parts = [self._check(i, p.result()) for i, p in enumerate(pending)]
         scores = ShardedScores(vector, parts[0].terms if parts else [], parts[0].n_terms if parts else 0,
                                question=question)
@@ -154,7 +155,7 @@ class ShardedRetriever(RetrieverBase):
     def _game_candidates(self, scores: ShardedScores, game: str) -> Candidates:
         if game not in scores.candidates:
             shard = self._shard_of[game]
-            found = self.clients[shard].call("shelf_game", scores.question, scores.vector, game).result()
+            found = self.clients[shard].shelf_game(scores.question, scores.vector, game).result()
             scores.candidates[game] = self._check(shard, found).candidates
         return scores.candidates[game]
 
