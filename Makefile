@@ -7,7 +7,7 @@ CLUSTER_STAMP := $(VENV)/.cluster-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps structure-bench-deps realdocs-bench cluster-deps index model gemma-model train calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps structure-bench-deps realdocs-bench cluster-deps index model gemma-model train train-judge calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -36,9 +36,15 @@ model: install
 gemma-model: install
 	-$(BIN)/rulesqa model build --model embeddinggemma
 
-# e5 taught rulebooks: the low-rank deltas (indexer/models/e5/deltas/rules-fr.npz) rebuilt from training/, seeded.
-train: install
+# e5 taught rulebooks: the low-rank deltas (indexer/models/e5/deltas/rules-fr.npz) rebuilt from training/, seeded;
+# then the learned judge (service/engine/data/judge-multilingual-e5-small.json): the engine's own retrieval on the
+# training games recorded (var/judge-data/), and the ranker and the answerability judge fitted on it.
+train: install train-judge
 	$(BIN)/rulesqa train
+
+train-judge: install
+	$(BIN)/python -m eval.judge_data --out var/judge-data
+	$(BIN)/python -m eval.train_judge --data var/judge-data
 
 index: install
 	$(BIN)/rulesqa index

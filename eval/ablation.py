@@ -13,6 +13,13 @@ FEATURES = {
     "sans suivi": {"follow_up": False},
     "sans routage lexical": {"lexical_routing": False},
 }
+# The learned judge (service/engine/judge/learned.py), when the model family has one: off by default (its rule,
+# docs/EVAL.md), each part turned on.
+JUDGE = {
+    "avec classeur appris": {"ranker": True},
+    "avec juge de réponse": {"answerability": True},
+    "avec juge appris": {"ranker": True, "answerability": True},
+}
 REFUSALS = {
     "sans autres jeux": {"other_games": False},
     "sans sens courants": {"everyday_senses": False},
@@ -25,6 +32,8 @@ def variants(answerer: Answerer) -> dict[str, Answerer]:
     from dataclasses import replace
 
     out = {label: answerer.with_features(**off) for label, off in FEATURES.items()}
+    if answerer.learned is not None:
+        out.update({label: answerer.with_features(**off) for label, off in JUDGE.items()})
     out.update({label: answerer.reconfigured(refusal=replace(answerer.calibration.refusal, **off))
                 for label, off in REFUSALS.items()})
     return out

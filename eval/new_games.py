@@ -12,11 +12,14 @@ from eval.training_set import ROOT, load
 SPLIT = "new-games"
 
 
-def materialize(out: Path, root: Path = ROOT) -> tuple[Path, Path]:
-    """(corpus folder, questions file) of the validation games under `out`, rewritten when they changed."""
+def materialize(out: Path, root: Path = ROOT, split: str = "validation") -> tuple[Path, Path]:
+    """(corpus folder, questions file) of one split's games ("validation": the new games; "train": those the
+    model and the judge learn from) under `out`, rewritten when they changed."""
     out = Path(out)
     corpus, questions = out / "corpus", out / "questions.jsonl"
-    games = load(root, split="validation")
+    games = load(root, split=split)
+    if not games:
+        raise ValueError(f"aucun jeu d'entraînement dans la partie {split!r}")
     if corpus.exists():
         shutil.rmtree(corpus)
     corpus.mkdir(parents=True)

@@ -19,6 +19,7 @@ from service.engine.calibration import PARTS, Calibration
 from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
 from service.engine.compose.common_mistake import WarningPolicy, nearest
 from service.engine.decide.abstention import FEATURES, AbstentionPolicy
+from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.decide.decision import Decision
 from service.engine.decide.refusal import RefusalPolicy
@@ -46,6 +47,8 @@ CONFIDENCE_Z = 1.2816
 # Share of answerable dev questions the refusal signals may refuse (the issue allows 2 % on test).
 REFUSAL_BUDGET = 0.01
 SET_SIZES = (2, 3, 4, 5)
+# Share of answerable dev questions the learned judge may refuse (the issue allows 3 % on test and new games).
+JUDGE_REFUSAL_BUDGET = 0.015
 ACCEPT_ALL = AbstentionPolicy()
 NO_REFUSAL = RefusalPolicy()
 
@@ -310,6 +313,37 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
             {"sure_shown": shown[0], "sure_right": shown[1], "answered": len(answered)})
 
 
+def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerabilityPolicy, dict]:
+    """The learned judge's thresholds: refuse below the probability (one of the first three answers) that refuses
+    the most dev questions without an answer while refusing at most JUDGE_REFUSAL_BUDGET of the answerable ones;
+    sure from the lowest probability (the first answers) at which the answers shown as sure are right
+    CONFIDENCE_PRECISION of the time by the Wilson lower bound. Nothing without a learned judge."""
+    if answerer.learned is None:
+        return AnswerabilityPolicy(), {}
+    # Measured with the judge's probabilities on (they decide nothing until its thresholds are set).
+    answerer = answerer.with_features(answerability=True)
+    plain = answerer.reconfigured(answerability=AnswerabilityPolicy())
+    judged = [(a.gold, d) for a in asked for d in [decided(plain, a)]
+              if d.reason is None and d.found.judgement is not None and d.found.card is None]
+    budget = int(JUDGE_REFUSAL_BUDGET * sum(a.gold.answerable for a in asked))
+    kept = sorted(d.found.judgement.any_top for q, d in judged if q.answerable)
+    refuse_below = kept[budget] if budget < len(kept) else -math.inf
+    refused = [q for q, d in judged if d.found.judgement.any_top < refuse_below]
+    if not any(not q.answerable for q in refused):
+        refuse_below, refused = -math.inf, []  # refusing answerable questions only is no threshold
+    answered = [(d.found.judgement.first, q.is_relevant(d.found.hits[0].passage.game, d.found.hits[0].passage.text))
+                for q, d in judged if d.found.judgement.any_top >= refuse_below]
+    sure_above, shown = math.inf, (0, 0)
+    for p, _ in sorted(answered, reverse=True):
+        above = [right for value, right in answered if value >= p]
+        if wilson_lower_bound(sum(above), len(above)) >= CONFIDENCE_PRECISION:
+            sure_above, shown = round(p - 1e-6, 6), (len(above), sum(above))
+    policy = AnswerabilityPolicy(round(refuse_below, 6) if math.isfinite(refuse_below) else -math.inf, sure_above)
+    return policy, {"judge_refused_unanswerable": sum(not q.answerable for q in refused),
+                    "judge_refused_answerable": sum(q.answerable for q in refused),
+                    "judge_sure_shown": shown[0], "judge_sure_right": shown[1]}
+
+
 def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration, dict]:
     check_dev_only(dev)
     answerer = answerer.with_embedder(_Remembered(answerer.retriever.embedder))
@@ -328,8 +362,11 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
     tuned = tuned.reconfigured(warning=warning)
     confidence, sure = calibrate_confidence(tuned, asked)
     tuned = tuned.reconfigured(confidence=confidence)
+    answerability, judged = calibrate_answerability(tuned, asked)
+    tuned = tuned.reconfigured(answerability=answerability)
     quality = m.evaluate(records(tuned, asked), (*QUALITY, "false_refusal", "abstain_recall", "one_tap"))
     measured = {**{k: round(v, 4) for k, v in quality.items()}, **refusals, **sets, **warnings, **sure, **routed,
+                **judged,
                 "questions": len(dev)}
     chosen = replace(tuned.calibration, source="calibrated")
     return chosen, {"measured": measured, "fusion_table": table, "abstention": abstention}

@@ -10,7 +10,7 @@ import typer
 
 from indexer.errors import UnknownGameError
 from rulesqa.errors import Commands, UsageError
-from rulesqa.render import json_text, render_answer
+from rulesqa.render import json_text, render_answer, render_explained
 from service.engine.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MIN_K, MODES
 
 app = typer.Typer(cls=Commands, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -155,6 +155,7 @@ def ask(
     index_dir: Optional[Path] = IndexOpt,
     model: Optional[str] = ModelOpt,
     no_log: bool = typer.Option(False, "--no-log", help="Ne pas enregistrer la question dans le journal."),
+    explain: bool = typer.Option(False, "--explain", help="Et ce que le juge a lu de chaque passage."),
 ):
     """Poser une question de règles."""
     from rulesqa.logged_answer import answer_logged
@@ -162,11 +163,12 @@ def ask(
 
     query = validate(question, game, k, mode)  # before loading anything heavy
     conf = settings(index_dir=index_dir, model=model, log_questions=False if no_log else None)
-    result = answer_logged(conf, query).to_dict()
+    answer, explained = answer_logged(conf, query, explain)
+    result = answer.to_dict()
     if as_json:
-        print_json(result)
+        print_json({**result, "explain": explained} if explain else result)
     else:
-        typer.echo(render_answer(result))
+        typer.echo(render_answer(result) + (f"\n{render_explained(explained)}" if explain else ""))
 
 
 @app.command()

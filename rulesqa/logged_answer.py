@@ -6,8 +6,9 @@ import sys
 import time
 
 
-def answer_logged(conf, query):
-    """The Answer to `query` (service.engine.question.validate's), recorded in the questions log."""
+def answer_logged(conf, query, explain: bool = False):
+    """(the Answer to `query` (service.engine.question.validate's), recorded in the questions log; with `explain`,
+    what the judge read of each passage shown, else None)."""
     from service.questions_log.recorder import open_writer, record
     from service.runtime.answerers import build_answerer
 
@@ -30,4 +31,4 @@ def answer_logged(conf, query):
     finally:
         logger.removeHandler(handler)
         logger.propagate = True
-    return answer
+    return answer, answerer.explain(query) if explain else None

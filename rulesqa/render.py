@@ -32,6 +32,19 @@ def render_answer(result: dict) -> str:
     return "\n".join(lines)
 
 
+def render_explained(explained: dict) -> str:
+    """What the judge read: its probabilities, then each passage's features that are not zero."""
+    judgement = explained.get("judgement")
+    lines = ["Ce que le juge a lu :"]
+    if judgement:
+        lines.append(f"  probabilité que le premier passage réponde : {judgement['first']:.3f} ; "
+                     f"qu'un des trois premiers réponde : {judgement['any_top']:.3f}")
+    for p in explained["passages"]:
+        values = " ".join(f"{name}={value:.3g}" for name, value in p["features"].items() if value)
+        lines.append(f"  {p['id']} : {values}")
+    return "\n".join(lines)
+
+
 def render_metrics(result: dict) -> str:
     names = result["metrics"]
     lines = [f"split : {result['split']}  ({result['counts']['overall']})", ""]

@@ -13,6 +13,7 @@ import numpy as np
 if TYPE_CHECKING:
     from indexer.corpus import Game
     from indexer.passages import Passage
+    from service.engine.judge.learned import Judgement
     from service.engine.players_words import Rewrite
     from service.engine.question import Question
 
@@ -130,6 +131,10 @@ class Findings:
     # Every game's passages in the judge's order, for a question naming no game: what is shown when the decision
     # drops a route by retrieval.
     unrouted: list[Hit] = field(default_factory=list)
+    # The learned judge's probabilities for the first passages (judge/learned.py), when it judged them.
+    judgement: Judgement | None = None
+    # Each shown passage's judge features (judge/features.py), one row each, for `rulesqa ask --explain`.
+    feature_rows: np.ndarray | None = None
 
     @property
     def game(self) -> GameRetrieved | None:

@@ -23,6 +23,14 @@ def test_the_new_games_are_the_validation_games_with_their_checked_questions(tmp
     assert materialize(tmp_path) == (corpus, questions)  # rewritten in place, the same
 
 
+def test_a_split_without_games_is_refused(tmp_path):
+    import pytest
+
+    with pytest.raises(ValueError, match="aucun jeu"):
+        materialize(tmp_path, split="entrainement")
+    assert not (tmp_path / "corpus").exists()
+
+
 def test_two_systems_compared_paired(fake_index):
     from service.engine.calibration import Calibration
     from service.engine.decide.abstention import AbstentionPolicy

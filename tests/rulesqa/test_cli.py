@@ -130,3 +130,15 @@ def test_eval_json_prints_every_metric_per_mode(real_index):
 def test_calibrate_refuses_the_test_split(real_index):
     out = rulesqa("eval", "--split", "test", "--calibrate", "--index", str(real_index))
     assert out.returncode == 2 and "dev" in out.stderr
+
+
+def test_ask_explain_shows_what_the_judge_read(real_index):
+    out = rulesqa("ask", "Les pépites d'or rapportent combien ?", "--game", "karuba", "--json", "--explain",
+                  "--no-log", "--index", str(real_index))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert [p["id"] for p in result["explain"]["passages"]] == [p["id"] for p in result["passages"]]
+    assert result["explain"]["passages"][0]["features"]["dense"] > 0
+    text = rulesqa("ask", "Les pépites d'or rapportent combien ?", "--game", "karuba", "--explain", "--no-log",
+                   "--index", str(real_index))
+    assert text.returncode == 0 and "Ce que le juge a lu" in text.stdout and "asks_number=1" in text.stdout

@@ -19,6 +19,7 @@ class Decision:
     found: Findings  # as decided on: a route by retrieval without evidence enough has become none
     signals: Signals
     reason: Reason | None  # None: answer
+    sure: bool = False  # an answer sure enough to offer no choices
 
 
 def kept_route(found: Findings, abstention) -> Findings:
@@ -34,8 +35,11 @@ def kept_route(found: Findings, abstention) -> Findings:
 
 
 def refusal_reason(found: Findings, signals: Signals, calibration) -> Reason | None:
-    """The refusal signals' reason, else weak_evidence when the best passage is not close enough, else None."""
+    """The refusal signals' reason, else not_in_rules when the learned judge finds none of the first passages
+    likely to answer, else weak_evidence when the best passage is not close enough, else None."""
     reason = calibration.refusal.reason(signals, game_known=found.route.game is not None)
+    if reason is None and calibration.answerability.refuses(found.judgement):
+        reason = Reason.NOT_IN_RULES
     if reason is None and (found.evidence is None or not calibration.abstention.accepts(found.evidence)):
         reason = Reason.WEAK_EVIDENCE
     return reason
@@ -48,4 +52,10 @@ def decide(asked: Asked, found: Findings, calibration, signaller: Signaller) -> 
     reason = refusal_reason(found, signals, calibration)
     if reason == Reason.WEAK_EVIDENCE and found.route.how == "ambiguous":
         reason = Reason.AMBIGUOUS_GAME
-    return Decision(found, signals, reason)
+    return Decision(found, signals, reason, reason is None and sure(found, calibration))
+
+
+def sure(found: Findings, calibration) -> bool:
+    """The learned judge's calibrated word when it has one, else the lead of the first passage's score."""
+    judged = calibration.answerability.sure(found.judgement)
+    return judged if judged is not None else calibration.confidence.sure(found.hits)

@@ -68,7 +68,7 @@ class RefusalPolicy:
         if self.names and signals.unknown_names:
             # A name the corpus does not know, in a question that reads like a non-game one, is a place
             # or a person ("à Lyon") rather than a game.
-            return Reason.OFF_TOPIC if signals.off_topic > 0 else "other_game"
+            return Reason.OFF_TOPIC if signals.off_topic > 0 else Reason.OTHER_GAME
         if game_known and self.beyond_cues and signals.beyond:
             return Reason.NOT_IN_RULES
         if game_known and (signals.beyond_rules >= self.beyond_rules_margin or signals.focus < self.min_focus):

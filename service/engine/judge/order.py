@@ -1,8 +1,11 @@
 """The judge, fourth stage of an answer: the order of the routed game's first passages, and their evidence.
 
-The card answers card questions only ("l'extension change quoi ?" must not quote "Extensions : 2"), so it goes
-last unless the question asks a card field (question/card_question.py). An optional reranker
-(judge/reranker.py) re-orders the first passages by its own score, which then decides the abstention.
+The learned judge (judge/learned.py, trained by `make train`) re-orders the first passages by its ranker's
+score of their features (judge/features.py) and says how likely the first one, or one of the first three,
+answers the question. The card answers card questions only ("l'extension change quoi ?" must not quote
+"Extensions : 2"), so it goes last unless the question asks a card field (question/card_question.py). An
+optional cross-encoder (judge/reranker.py, RULESQA_RERANKER) re-orders the first passages by its own score,
+which then decides the abstention.
 """
 
 from __future__ import annotations
@@ -10,8 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
+import numpy as np
+
 from indexer.analysis import TOKEN, fold
-from service.engine.findings import Findings, Retrieved, Route
+from service.engine.findings import Findings, GameRetrieved, Hit, Retrieved, Route
+from service.engine.judge.features import features
+from service.engine.judge.learned import LearnedJudge
 from service.engine.question.card_question import CardQuestions
 from service.engine.question.reading import Asked
 
@@ -23,14 +30,23 @@ def _name_words(game) -> frozenset[str]:
 
 
 class Judge:
-    def __init__(self, cards: CardQuestions, reranker=None, card: bool = True):
+    def __init__(self, cards: CardQuestions, reranker=None, card: bool = True, learned: LearnedJudge | None = None,
+                 ranker: bool = True, answerability: bool = True):
         self.cards = cards
         self.reranker = reranker  # judge/reranker.py, or None
         self.card = card  # card questions answered by the game card
+        self.learned = learned  # judge/learned.py, or None
+        self.ranker = ranker and learned is not None  # its order of the first passages
+        self.answerability = answerability and learned is not None  # its probabilities, for the decision
 
     def depth(self, k: int) -> int:
         """How many of a game's passages the judge reads to show k."""
-        return max(k, self.reranker.top_n) if self.reranker is not None else k
+        depths = [k]
+        if self.reranker is not None:
+            depths.append(self.reranker.top_n)
+        if self.ranker or self.answerability:
+            depths.append(self.learned.top_n)
+        return max(depths)
 
     def judged(self, asked: Asked, route: Route, retrieved: Retrieved) -> Findings:
         k = asked.query.k
@@ -38,17 +54,44 @@ class Judge:
         found = retrieved.games.get(route.game) if route.game is not None else None
         if found is None:
             return Findings(route, unrouted, None, retrieved, unrouted=unrouted)
-        hits = found.hits
+        hits, rows, scores = self._learned_order(asked, found)
         if self.reranker is not None:
             hits = self.reranker.rerank(found.rewrite.text, hits)
-        hits = hits[:k]
+            rows = None  # the learned judge's inputs follow its own order only
         card = self.cards.asked(asked.question, _name_words(found.game)) if self.card else None
         if card is None:
-            hits = _card_last(hits)
+            order = _card_last_order(hits[:k])
+            hits = [hits[i] for i in order]
+            if rows is not None:
+                rows, scores = rows[order], scores[order]
+        else:
+            hits = hits[:k]
+            if rows is not None:
+                rows, scores = rows[:k], scores[:k]
         evidence = found.evidence(hits[0]) if hits else None
         if self.reranker is not None and evidence is not None:
             evidence = replace(evidence, rerank=hits[0].score)
-        return Findings(route, hits, evidence, retrieved, card, unrouted)
+        judgement = None
+        if self.answerability and rows is not None and len(rows):
+            judgement = self.learned.judge(self.learned.answer_inputs(rows, scores))
+        return Findings(route, hits, evidence, retrieved, card, unrouted, judgement, rows)
+
+    def _learned_order(self, asked: Asked, found: GameRetrieved) -> tuple[list[Hit], np.ndarray | None, np.ndarray]:
+        """The game's passages in the ranker's order (retrieval's when the ranker is off), with the first ones'
+        features and ranker scores in that order (None without a learned judge)."""
+        hits = found.hits
+        if not (self.ranker or self.answerability):
+            return hits, None, np.zeros(0)
+        head, tail = hits[: self.learned.top_n], hits[self.learned.top_n:]
+        rows = features(asked.question, head, found.game)
+        order, scores = self.learned.order(rows)
+        if not self.ranker:
+            return hits, rows, scores
+        return [head[i] for i in order] + tail, rows[order], scores[order]
+
+
+def _card_last_order(hits: list) -> list[int]:
+    return [i for i, h in enumerate(hits) if not h.passage.is_card] + [i for i, h in enumerate(hits) if h.passage.is_card]
 
 
 def _card_last(hits: list) -> list:
