@@ -52,7 +52,7 @@ class AskRequest(BaseModel):
                              pattern=limits.GAME_ID_PATTERN, max_length=limits.GAME_ID_MAX_CHARS)
     k: Annotated[int, BeforeValidator(_whole_number)] = Field(
         limits.DEFAULT_K, ge=limits.MIN_K, le=limits.MAX_K, strict=True, description="Nombre de passages renvoyés.")
-    mode: Literal["dense", "lexical", "hybrid"] = Field(
+    mode: Literal[limits.MODES] = Field(  # the engine's own modes (one definition), declared for OpenAPI
         limits.DEFAULT_MODE, description="Classement : hybride (défaut), dense (e5) ou lexical (BM25) seul ; "
                                          "les modes de GET /api/config.")
     client: Literal["page", "widget", "api"] = Field(
