@@ -91,8 +91,9 @@ class Judge:
 
 
 def _card_last_order(hits: list) -> list[int]:
-    return [i for i, h in enumerate(hits) if not h.passage.is_card] + [i for i, h in enumerate(hits) if h.passage.is_card]
+    """The hits' positions with the card's moved last (a stable partition)."""
+    return sorted(range(len(hits)), key=lambda i: hits[i].passage.is_card)
 
 
 def _card_last(hits: list) -> list:
-    return [h for h in hits if not h.passage.is_card] + [h for h in hits if h.passage.is_card]
+    return [hits[i] for i in _card_last_order(hits)]
