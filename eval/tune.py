@@ -24,6 +24,7 @@ from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.decide.decision import Decision
 from service.engine.decide.refusal import RefusalPolicy
 from service.engine.findings import Retrieved
+from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.question import Query
 from service.engine.question.reading import Asked as Read
 from service.engine.retrieval.protocol import FusionConfig
@@ -49,6 +50,8 @@ REFUSAL_BUDGET = 0.01
 SET_SIZES = (2, 3, 4, 5)
 # Share of answerable dev questions the learned judge may refuse (the issue allows 3 % on test and new games).
 JUDGE_REFUSAL_BUDGET = 0.015
+# The leads tried for retrieval's first passage against the learned ranker, in its score units (inf: never moved).
+RANKER_LEADS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, math.inf)
 ACCEPT_ALL = AbstentionPolicy()
 NO_REFUSAL = RefusalPolicy()
 
@@ -313,6 +316,29 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
             {"sure_shown": shown[0], "sure_right": shown[1], "answered": len(answered)})
 
 
+def with_learned_depth(answerer: Answerer, asked: list[Asked], **features) -> tuple[Answerer, list[Asked]]:
+    """The answerer with some of the learned judge's parts on, and the questions retrieved again to the depth
+    that judge reads (retrieval stops at what is shown when it is off)."""
+    answerer = answerer.with_features(**features)
+    if answerer.judge.depth(K) == K:
+        return answerer, asked
+    return answerer, collect(answerer, [a.gold for a in asked])
+
+
+def calibrate_ranker(answerer: Answerer, asked: list[Asked]) -> tuple[RankerPolicy, dict]:
+    """The lead retrieval's first passage keeps against the learned ranker (judge/ranker_policy.py): the one of
+    RANKER_LEADS with the best dev hit@1 when the ranker orders, the largest on a tie (retrieval's order wherever
+    the ranker brings nothing). Nothing without a learned judge."""
+    if answerer.learned is None:
+        return RankerPolicy(), {}
+    answerer, asked = with_learned_depth(answerer, asked, ranker=True)
+    table = {lead: ranking_quality(answerer.reconfigured(ranker=RankerPolicy(lead)), asked)["hit@1"]
+             for lead in RANKER_LEADS}
+    best = max(table, key=lambda lead: (round(table[lead], 9), lead))
+    return RankerPolicy(best), {"ranker_lead": best, "ranker_hit@1": round(table[best], 4),
+                                "ranker_hit@1_by_lead": {f"{k:g}": round(v, 4) for k, v in table.items()}}
+
+
 def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerabilityPolicy, dict]:
     """The learned judge's thresholds: refuse below the probability (one of the first three answers) that refuses
     the most dev questions without an answer while refusing at most JUDGE_REFUSAL_BUDGET of the answerable ones;
@@ -321,7 +347,7 @@ def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[Ans
     if answerer.learned is None:
         return AnswerabilityPolicy(), {}
     # Measured with the judge's probabilities on (they decide nothing until its thresholds are set).
-    answerer = answerer.with_features(answerability=True)
+    answerer, asked = with_learned_depth(answerer, asked, answerability=True)
     plain = answerer.reconfigured(answerability=AnswerabilityPolicy())
     judged = [(a.gold, d) for a in asked for d in [decided(plain, a)]
               if d.reason is None and d.found.judgement is not None and d.found.card is None]
@@ -351,6 +377,8 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
     answerer = answerer.reconfigured(fusion=fusion)
     asked = collect(answerer, dev)
     routing, routed = calibrate_routing(answerer, asked)
+    ranker, ranked = calibrate_ranker(answerer.reconfigured(routing=routing), asked)
+    answerer = answerer.reconfigured(ranker=ranker)
     policy, abstention = calibrate_abstention(answerer.reconfigured(fusion=fusion, routing=routing,
                                                                     refusal=NO_REFUSAL), asked)
     tuned = answerer.reconfigured(fusion=fusion, routing=routing, abstention=policy)
@@ -366,10 +394,11 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
     tuned = tuned.reconfigured(answerability=answerability)
     quality = m.evaluate(records(tuned, asked), (*QUALITY, "false_refusal", "abstain_recall", "one_tap"))
     measured = {**{k: round(v, 4) for k, v in quality.items()}, **refusals, **sets, **warnings, **sure, **routed,
-                **judged,
+                **judged, **{k: v for k, v in ranked.items() if k != "ranker_hit@1_by_lead"},
                 "questions": len(dev)}
     chosen = replace(tuned.calibration, source="calibrated")
-    return chosen, {"measured": measured, "fusion_table": table, "abstention": abstention}
+    return chosen, {"measured": measured, "fusion_table": table, "abstention": abstention,
+                    "ranker_table": ranked.get("ranker_hit@1_by_lead", {})}
 
 
 # A new calibration replaces the saved one only when it helps on dev by a paired test: a default earns its

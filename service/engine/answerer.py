@@ -76,7 +76,8 @@ class Answerer:
     def _stages(self) -> None:
         self.reader = Reader(self.retriever, self.names, lexicon(), self.features.follow_up)
         f = self.features
-        self.judge = Judge(card_questions(), self.reranker, f.card, self.learned, f.ranker, f.answerability)
+        self.judge = Judge(card_questions(), self.reranker, f.card, self.learned, f.ranker, f.answerability,
+                           self.calibration.ranker)
 
     def _copy(self, **fields) -> Answerer:
         """Another answerer over the same loaded index and model, with some fields replaced; this one unchanged."""

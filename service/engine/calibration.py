@@ -1,5 +1,6 @@
 """Settings measured on the eval's dev split, per embedding model: fusion, routing, abstention, refusal signals,
-answer-set size, the common-mistake threshold and the confidence of a first passage.
+answer-set size, the common-mistake threshold, the confidence of a first passage, and the learned judge's lead and
+thresholds.
 
 A calibration lives beside what it measured: `rulesqa eval --calibrate` writes it into the index folder
 (`calibration.json`, written atomically, carried over by every rebuild: indexer/store.py), with the dev figures
@@ -25,6 +26,7 @@ from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.decide.refusal import RefusalPolicy
+from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.retrieval.protocol import FusionConfig
 from service.engine.routing.router import RoutingPolicy
 
@@ -45,6 +47,7 @@ class Calibration:
     confidence: ConfidencePolicy = ConfidencePolicy()
     routing: RoutingPolicy = RoutingPolicy()
     answerability: AnswerabilityPolicy = AnswerabilityPolicy()
+    ranker: RankerPolicy = RankerPolicy()
     source: str = "calibrated"  # "default" when no measurement was found for the model
 
 
@@ -54,7 +57,7 @@ class Calibration:
 DEFAULT = Calibration(abstention=AbstentionPolicy(threshold=0.05, feature="lift"), source="default")
 PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
           "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy,
-          "routing": RoutingPolicy, "answerability": AnswerabilityPolicy}
+          "routing": RoutingPolicy, "answerability": AnswerabilityPolicy, "ranker": RankerPolicy}
 
 
 def family(model_id: str, reranker_id: str | None = None) -> str:

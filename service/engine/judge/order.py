@@ -1,7 +1,8 @@
 """The judge, fourth stage of an answer: the order of the routed game's first passages, and their evidence.
 
 The learned judge (judge/learned.py, trained by `make train`) re-orders the first passages by its ranker's
-score of their features (judge/features.py) and says how likely the first one, or one of the first three,
+score of their features (judge/features.py), retrieval's first kept unless beaten by a calibrated lead
+(judge/ranker_policy.py), and says how likely the first one, or one of the first three,
 answers the question. The card answers card questions only ("l'extension change quoi ?" must not quote
 "Extensions : 2"), so it goes last unless the question asks a card field (question/card_question.py). An
 optional cross-encoder (judge/reranker.py, RULESQA_RERANKER) re-orders the first passages by its own score,
@@ -19,6 +20,7 @@ from indexer.analysis import TOKEN, fold
 from service.engine.findings import Findings, GameRetrieved, Hit, Retrieved, Route
 from service.engine.judge.features import features
 from service.engine.judge.learned import LearnedJudge
+from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.question.card_question import CardQuestions
 from service.engine.question.reading import Asked
 
@@ -31,13 +33,14 @@ def _name_words(game) -> frozenset[str]:
 
 class Judge:
     def __init__(self, cards: CardQuestions, reranker=None, card: bool = True, learned: LearnedJudge | None = None,
-                 ranker: bool = True, answerability: bool = True):
+                 ranker: bool = True, answerability: bool = True, ranker_policy: RankerPolicy = RankerPolicy()):
         self.cards = cards
         self.reranker = reranker  # judge/reranker.py, or None
         self.card = card  # card questions answered by the game card
         self.learned = learned  # judge/learned.py, or None
         self.ranker = ranker and learned is not None  # its order of the first passages
         self.answerability = answerability and learned is not None  # its probabilities, for the decision
+        self.ranker_policy = ranker_policy  # how far it is trusted against retrieval's first (calibrated)
 
     def depth(self, k: int) -> int:
         """How many of a game's passages the judge reads to show k."""
@@ -84,7 +87,7 @@ class Judge:
             return hits, None, np.zeros(0)
         head, tail = hits[: self.learned.top_n], hits[self.learned.top_n:]
         rows = features(asked.question, head, found.game)
-        order, scores = self.learned.order(rows)
+        order, scores = self.learned.order(rows, self.ranker_policy)
         if not self.ranker:
             return hits, rows, scores
         return [head[i] for i in order] + tail, rows[order], scores[order]
