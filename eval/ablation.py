@@ -13,8 +13,8 @@ FEATURES = {
     "sans suivi": {"follow_up": False},
     "sans routage lexical": {"lexical_routing": False},
 }
-# The learned judge (service/engine/judge/learned.py), when the model family has one: off by default (its rule,
-# docs/EVAL.md), each part turned on.
+# The learned judge (service/engine/judge/learned.py), when the model family has one: off by default (its rules
+# and the regression gate, docs/EVAL.md), each part turned on.
 JUDGE = {
     "avec classeur appris": {"ranker": True},
     "avec juge de réponse": {"answerability": True},

@@ -137,3 +137,21 @@ def test_routing_is_calibrated_with_the_rest_and_never_routes_fewer_questions(fa
         assert routed(policy) > routed(RoutingPolicy())
     chosen, measured = calibrate(answerer, load_questions("dev"))
     assert chosen.routing == policy and measured["measured"]["routing"] == info["routing"]
+
+
+def test_the_ranker_s_lead_is_the_one_with_the_best_dev_hit_at_1_the_largest_on_a_tie(fake_index):
+    """With a hand-made learned judge (its ranker prefers the passage holding the question's words), the lead
+    chosen is the table's best, the largest of the best; without a learned judge nothing is chosen."""
+    from eval.tune import RANKER_LEADS, calibrate_ranker
+    from service.engine.judge.ranker_policy import RankerPolicy
+    from tests.service.engine.test_learned_judge import judge
+
+    plain = fake_answerer(fake_index, Calibration())
+    asked = collect(plain, load_questions("dev"))
+    assert calibrate_ranker(plain, asked) == (RankerPolicy(), {})
+    policy, info = calibrate_ranker(plain.with_learned(judge()), asked)
+    table = {float(k): v for k, v in info["ranker_hit@1_by_lead"].items()}
+    assert set(table) == set(RANKER_LEADS)
+    best = max(table.values())
+    assert policy.min_lead == info["ranker_lead"] == max(lead for lead, v in table.items() if v == best)
+    assert info["ranker_hit@1"] == best

@@ -22,7 +22,7 @@ import numpy as np
 
 from indexer.errors import ModelError
 from service.engine.judge.features import FEATURES
-from service.engine.judge.ranker_policy import RankerPolicy
+from service.engine.judge.ranker_policy import TRUSTED, RankerPolicy
 
 FORMAT = 1
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -133,7 +133,7 @@ class LearnedJudge:
         except (KeyError, TypeError, ValueError) as exc:
             raise JudgeFileError(f"juge {path} incomplet ou malformé ({exc}) ; relancez `make train`") from None
 
-    def order(self, rows: np.ndarray, policy: RankerPolicy = RankerPolicy()) -> tuple[np.ndarray, np.ndarray]:
+    def order(self, rows: np.ndarray, policy: RankerPolicy = TRUSTED) -> tuple[np.ndarray, np.ndarray]:
         """(the candidates' order by the ranker's score, best first, ties in retrieval's order, retrieval's first
         kept unless beaten by the policy's lead; the scores)."""
         scores = self.ranker(rows) if len(rows) else np.zeros(0)
