@@ -125,5 +125,5 @@ calibrate: install
 eval-report: install
 	$(BIN)/rulesqa eval --split test --report docs/eval --ablation --leave-one-game-out
 	sed 's#](\(hit_at_k\|latency\)\.png)#](eval/\1.png)#' docs/eval/REPORT.md > docs/EVAL.md
-	cat docs/eval/TARGETS.md docs/eval/ADAPTATION.md docs/eval/TRAINING.md docs/eval/MODELS.md >> docs/EVAL.md
+	cat docs/eval/TARGETS.md docs/eval/ADAPTATION.md docs/eval/TRAINING.md docs/eval/MODELS.md docs/eval/JUDGE.md >> docs/EVAL.md
 	rm docs/eval/REPORT.md

@@ -8,6 +8,7 @@ and finds them on word boundaries, with their character offsets in the folded te
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from functools import lru_cache
 from dataclasses import dataclass
@@ -48,6 +49,29 @@ def _folded_with_offsets(text: str) -> tuple[str, tuple[int, ...]]:
 
 
 @dataclass(frozen=True)
+class Folded:
+    """A text folded once (folded()'s form), with the offset in `original` of each of its characters: what
+    every stage reads of a question as a player types it (service/engine/question: Question.folding)."""
+
+    text: str
+    where: tuple[int, ...]
+    original: str
+
+    @staticmethod
+    def of(text: str) -> Folded:
+        folded_text, where = _folded_with_offsets(text)
+        return Folded(folded_text, where, text)
+
+    def source(self, start: int, end: int) -> tuple[int, int]:
+        """The offsets in `original` of the folded characters start:end (end > start)."""
+        return self.where[start], self.where[end - 1] + 1
+
+    def part(self, start: int, end: int) -> str:
+        """The folded form of original[start:end], cut at character boundaries."""
+        return self.text[bisect_left(self.where, start): bisect_left(self.where, end)]
+
+
+@dataclass(frozen=True)
 class Found:
     phrase: str  # the pattern that matched, as written in the data file
     start: int  # offsets in folded(question)
@@ -67,9 +91,13 @@ class PhraseMatcher:
         either = "|".join(f"(?:{p.replace('(?P<name>', '(')})" for p in self.patterns)
         self._any = re.compile(rf"(?<![\w+])(?:{either})(?![\w])") if self.patterns else None
 
-    def find(self, text: str, already_folded: bool = False) -> list[Found]:
-        """Every match, in order of position; overlapping matches of different patterns are all kept."""
-        haystack, where = (text, range(len(text))) if already_folded else _folded_with_offsets(text)
+    def find(self, text: str | Folded, already_folded: bool = False) -> list[Found]:
+        """Every match, in order of position; overlapping matches of different patterns are all kept. `text`: a
+        Folded (a question's, folded once), a folded string (`already_folded`), or a text to fold."""
+        if isinstance(text, Folded):
+            haystack, where, text = text.text, text.where, text.original
+        else:
+            haystack, where = (text, range(len(text))) if already_folded else _folded_with_offsets(text)
         if self._any is None or not self._any.search(haystack):
             return []
         out = []

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from service.engine.phrases import PhraseMatcher, folded
+from service.engine.question import Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "beyond_rules.json"
 
@@ -28,11 +29,11 @@ class BeyondRules:
         self._always = PhraseMatcher(data["always"])
         self._topics = [(PhraseMatcher(t["cues"]), tuple(t["evidence"])) for t in data["topics"]]
 
-    def found(self, question: str, game_text: str, game_names: Iterable[str] = ()) -> tuple[str, ...]:
+    def found(self, question: Question, game_text: str, game_names: Iterable[str] = ()) -> tuple[str, ...]:
         """What in the question the rules cannot answer (the matched words), or (). `game_text`: the game's
         text, folded (service/engine/phrases.py); `game_names`: its names, read as "le jeu" in the question."""
         names = _names(tuple(game_names))
-        text = names.sub("le jeu", folded(question)) if names else folded(question)
+        text = names.sub("le jeu", question.folded) if names else question.folded
         out = [m.text for m in self._always.find(text, True)]
         for cues, evidence in self._topics:
             matches = cues.find(text, True)

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from service.engine.phrases import PhraseMatcher, folded_passage
+from service.engine.question import Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "everyday_senses.json"
 
@@ -19,6 +20,6 @@ class EverydaySenses:
             phrases = json.loads(DATA.read_text("utf-8"))["phrases"]
         self._matcher = PhraseMatcher(phrases)
 
-    def found(self, question: str, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
+    def found(self, question: Question, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
         used = " ".join(folded_passage(t) for t in corpus_texts)
-        return tuple(dict.fromkeys(m.typed for m in self._matcher.find(question) if m.text not in used))
+        return tuple(dict.fromkeys(m.typed for m in self._matcher.find(question.folding) if m.text not in used))

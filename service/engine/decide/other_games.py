@@ -13,6 +13,7 @@ from pathlib import Path
 
 from indexer.corpus import Game
 from service.engine.phrases import PhraseMatcher, folded, folded_passage
+from service.engine.question import Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "other_games.json"
 
@@ -35,12 +36,13 @@ class OtherGames:
         self._known = frozenset(known)
         self._known_names = PhraseMatcher(re.escape(n) for n in sorted(known, key=len, reverse=True))
 
-    def found(self, question: str, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
+    def found(self, question: Question, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
         """The other games' names or terms in the question, as typed, first seen first. A corpus game's name
         ("Uno Flip" holds "uno"), or what the given corpus passages say themselves, does not count."""
         used = " ".join(folded_passage(t) for t in corpus_texts)
-        spans = [(m.start, m.end) for m in self._known_names.find(question)] if self._known_names else []
-        out = [m.typed for m in self._matcher.find(question)
+        folding = question.folding
+        spans = [(m.start, m.end) for m in self._known_names.find(folding)] if self._known_names else []
+        out = [m.typed for m in self._matcher.find(folding)
                if m.text not in self._known and m.text not in used
                and not any(a <= m.start and m.end <= b for a, b in spans)]
         return tuple(dict.fromkeys(out))

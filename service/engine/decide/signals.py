@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.analysis import analyze, folded_words
+from indexer.analysis import TOKEN, analyze
 from service.engine.decide.beyond_rules import BeyondRules
 from service.engine.decide.everyday import EverydaySenses
 from service.engine.decide.other_games import OtherGames
@@ -107,24 +107,24 @@ class Signaller:
         passage_texts = [h.passage.text for h in found.hits]
         top_cosine = found.hits[0].dense if found.hits else 0.0
         sims = {kind: float((refs @ vector).max()) for kind, refs in self._refs.items()}
-        text = question.text
         return Signals(
-            unknown_names=self.unknown_names(text),
+            unknown_names=self.unknown_names(question),
             off_topic=sims["off_topic"] - max(sims["rules"], top_cosine),
             beyond_rules=sims["beyond_rules"] - sims["rules"],
             coverage=coverage,
             focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], route.game),
-            other_games=self._other_games.found(text, passage_texts),
-            everyday=self._everyday.found(text, passage_texts),
-            beyond=self._beyond.found(text, game.text, self._names.get(route.game, ())) if game is not None else (),
+            other_games=self._other_games.found(question, passage_texts),
+            everyday=self._everyday.found(question, passage_texts),
+            beyond=self._beyond.found(question, game.text, self._names.get(route.game, ())) if game is not None else (),
         )
 
-    def unknown_names(self, question: str) -> tuple[str, ...]:
+    def unknown_names(self, question: Question) -> tuple[str, ...]:
         names = []
-        for match in _CAPITALISED.finditer(question):
-            if _SENTENCE_START.search(question[: match.start()]):
+        text = question.text
+        for match in _CAPITALISED.finditer(text):
+            if _SENTENCE_START.search(text[: match.start()]):
                 continue
-            words = folded_words([match.group(0)])
+            words = frozenset(TOKEN.findall(question.folding.part(match.start(), match.end())))
             if words and not words <= self.vocabulary:
                 names.append(match.group(0))
         return tuple(names)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from functools import lru_cache
 
 import numpy as np
@@ -25,7 +24,7 @@ from indexer.analysis import analyze
 from indexer.corpus import Game
 from indexer.passages import KINDS
 from service.engine.findings import Hit
-from service.engine.phrases import folded, folded_passage
+from service.engine.phrases import Folded, folded_passage
 from service.engine.question import Question
 
 # The question's forms, in the order a tie between two cues at the same place is broken.
@@ -48,7 +47,7 @@ _ASKS_NUMBER = re.compile(r"\b(?:combien|nombre (?:de|d'|max|min)|quel nombre|qu
 # every passage.
 _NUMBER = re.compile(r"\d|\b(?:deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|treize|quatorze"
                      r"|quinze|seize|vingt|trente|quarante|cinquante|cent)\b")
-# The cues of each form, on the folded question where "où" is written "ou_" (_form_text): folding drops its
+# The cues of each form, on the folded question where "où" is written "ou_" (_where_marked): folding drops its
 # accent, and "ou" (or) is everywhere. The form is the one whose cue comes first in the question ("Comment
 # peut-on…" asks how, "Quand peut-on…" when); cues at the same place go by FORMS' order ("how many" is a
 # combien, not a comment). "que" counts only opening the question: "est-ce que je peux" asks whether one may.
@@ -64,6 +63,7 @@ _FORM_CUES = {
     "ou": r"\bou_|^ou\b|\bwhere\b|\ba quel endroit\b",
     "pourquoi": r"\bpourquoi\b|\bpour quelle raison\b|\bwhy\b",
 }
+_OU = re.compile("ou")
 _FORM_PATTERNS = tuple((form, re.compile(_FORM_CUES[form])) for form in FORMS if form in _FORM_CUES)
 
 
@@ -76,7 +76,7 @@ def features(question: Question, hits: list[Hit], game: Game | None = None) -> n
     content = _content_stems(question, game)
     asks = bool(_ASKS_NUMBER.search(question.folded))
     out[:, _COLUMN["asks_number"]] = float(asks)
-    out[:, _COLUMN[f"form_{form_of(question.text)}"]] = 1.0
+    out[:, _COLUMN[f"form_{form_of(question)}"]] = 1.0
     for i, hit in enumerate(hits):
         _passage(out[i], hit, content, asks)
     return out
@@ -90,10 +90,28 @@ def explain(row: np.ndarray) -> dict[str, float]:
     return {name: float(v) for name, v in zip(FEATURES, values)}
 
 
-@lru_cache(maxsize=2048)
-def form_of(text: str) -> str:
+def form_of(question: Question) -> str:
     """The question's form, one of FORMS (the cues above _FORM_CUES say how)."""
-    marked = folded(re.sub("où", "ou_", unicodedata.normalize("NFC", text), flags=re.IGNORECASE))
+    return _form(question.folding)
+
+
+def _where_marked(folding: Folded) -> str:
+    """The folded question with "où" written "ou_": its "ou" whose u was a ù, precomposed or not."""
+    text, where, original = folding.text, folding.where, folding.original
+    out, last = [], 0
+    for m in _OU.finditer(text):
+        u = where[m.start() + 1]
+        o = where[m.start()]
+        if original[o] in "oO" and o + 1 == u and (original[u] in "ùÙ" or original[u + 1: u + 2] == "\u0300"):
+            out += [text[last: m.end()], "_"]
+            last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+@lru_cache(maxsize=2048)
+def _form(folding: Folded) -> str:
+    marked = _where_marked(folding)
     best: tuple[int, int, str] | None = None
     for order, (form, pattern) in enumerate(_FORM_PATTERNS):
         found = pattern.search(marked)

@@ -9,16 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from indexer.analysis import analyze, analyze_spans, fold
+from indexer.analysis import analyze, analyze_spans
 from service.engine.errors import QuestionError
 from service.engine.limits import DEFAULT_K, DEFAULT_MODE, MAX_K, MAX_QUESTION_CHARS, MIN_K, MODES
-from service.engine.phrases import folded
+from service.engine.phrases import Folded
 
 
 @dataclass(frozen=True)
 class Question:
     """A text analysed once: `terms` are the index's terms (indexer/analysis.py), `spans` the same with their
-    character offsets, `folded` the text as the phrase data files are written (service/engine/phrases.py)."""
+    character offsets, `folding` the text folded once as the phrase data files are written, with each folded
+    character's offset in the text (service/engine/phrases.py), which names, cues and signals all read."""
 
     text: str
     spans: tuple[tuple[str, int, int], ...]
@@ -33,13 +34,17 @@ class Question:
         return tuple(term for term, _, _ in self.spans)
 
     @cached_property
+    def folding(self) -> Folded:
+        return Folded.of(self.text)
+
+    @property
     def folded(self) -> str:
-        return folded(self.text)
+        return self.folding.text
 
     @cached_property
     def folded_terms(self) -> frozenset[str]:
         """The terms of the folded text: a player's "regle" and the book's "règle" alike."""
-        return frozenset(analyze(fold(self.text)))
+        return frozenset(analyze(self.folded))
 
 
 @dataclass(frozen=True)

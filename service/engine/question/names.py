@@ -18,6 +18,7 @@ from rapidfuzz.distance import OSA, JaroWinkler
 
 from indexer.analysis import fold
 from indexer.corpus import Game
+from service.engine.question import Question
 
 # Leading articles players drop or add ("le petit prince", "The Crew"); a name keeps its form without one.
 ARTICLES = frozenset({"le", "la", "les", "l", "un", "une", "des", "du", "de", "the", "a", "an"})
@@ -40,11 +41,17 @@ class NameMatch:
 
 
 def _words(text: str) -> list[tuple[str, int, int]]:
-    """Folded words with their character offsets in `text`."""
+    """Folded words with their character offsets in `text` (a name's)."""
     out = []
     for m in WORD.finditer(text):
         out.extend((w, m.start(), m.end()) for w in WORD.findall(fold(m.group())))
     return out
+
+
+def _question_words(question: Question) -> list[tuple[str, int, int]]:
+    """The question's folded words with their character offsets in its text, read from its one folding."""
+    folding = question.folding
+    return [(m.group(), *folding.source(m.start(), m.end())) for m in WORD.finditer(folding.text)]
 
 
 def name_forms(name: str) -> set[tuple[str, ...]]:
@@ -77,12 +84,12 @@ class GameNames:
                 gids.append(next(iter(ids)))
         self._vocabulary = vocabulary
 
-    def find(self, question: str) -> str | None:
+    def find(self, question: Question) -> str | None:
         match = self.match(question)
         return match.game if match else None
 
-    def match(self, question: str) -> NameMatch | None:
-        words = _words(question)
+    def match(self, question: Question) -> NameMatch | None:
+        words = _question_words(question)
         exact = self._exact_match(words)
         if exact is None:
             return self._fuzzy_match(words)

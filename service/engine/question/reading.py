@@ -45,7 +45,7 @@ class Reader:
         if query.game is not None:
             self.texts.game(query.game)  # raises UnknownGameError with the known ids
             return Route(query.game, "given")
-        match = self.names.match(query.question)
+        match = self.names.match(query.analysed)
         if match is None:
             return None
         if match.game is None:  # a misspelt name as near to several games' names: ask which

@@ -4,6 +4,7 @@ import pytest
 
 from service.engine.decide.beyond_rules import BeyondRules
 from service.engine.phrases import folded
+from service.engine.question import Question
 
 TEXT = folded("Le chef d'expédition retourne une plaquette. Le plus haut total gagne.")
 
@@ -17,7 +18,7 @@ TEXT = folded("Le chef d'expédition retourne une plaquette. Le plus haut total 
     "on peut jouer en équipes ?",
 ])
 def test_beyond_the_rules(question):
-    assert BeyondRules().found(question, TEXT, ["Karuba"])
+    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
 
 
 @pytest.mark.parametrize("question", [
@@ -26,10 +27,10 @@ def test_beyond_the_rules(question):
     "Je peux poser ma plaquette où je veux ?",
 ])
 def test_rules_questions_are_not(question):
-    assert BeyondRules().found(question, TEXT, ["Karuba"]) == ()
+    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"]) == ()
 
 
 def test_a_topic_the_text_covers_is_a_rules_question():
     covered = folded("Le plus jeune joueur commence la partie.")
-    assert BeyondRules().found("qui commence ?", covered) == ()
-    assert BeyondRules().found("qui commence ?", TEXT) == ("qui commence",)
+    assert BeyondRules().found(Question.of("qui commence ?"), covered) == ()
+    assert BeyondRules().found(Question.of("qui commence ?"), TEXT) == ("qui commence",)

@@ -120,7 +120,7 @@ def test_rulebook_question_overlap_only_for_question_passages(matrix):
     ("Quelle carte jouer en premier ?", "other"),
 ])
 def test_question_form(text, form):
-    assert form_of(text) == form
+    assert form_of(Question.of(text)) == form
 
 
 def test_form_one_hot(matrix):

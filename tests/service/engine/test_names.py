@@ -2,6 +2,7 @@ import pytest
 
 from indexer.corpus import Game
 from service.engine.question.names import GameNames
+from service.engine.question import Question
 
 GAMES = [
     Game("karuba", "Karuba"),
@@ -26,11 +27,11 @@ GAMES = [
     ],
 )
 def test_game_named_in_question(question, expected):
-    assert GameNames(GAMES).find(question) == expected
+    assert GameNames(GAMES).find(Question.of(question)) == expected
 
 
 def test_two_games_named_the_longest_name_wins():
-    assert GameNames(GAMES).find("Sans Arrêt ressemble à Cubitos ?") == "sans-arret"
+    assert GameNames(GAMES).find(Question.of("Sans Arrêt ressemble à Cubitos ?")) == "sans-arret"
 
 
 @pytest.mark.parametrize(
@@ -47,22 +48,22 @@ def test_two_games_named_the_longest_name_wins():
 )
 def test_typos_articles_and_english_names(question, expected):
     games = [*GAMES, Game("petit-prince", "Le Petit Prince")]
-    assert GameNames(games, frozenset({"combien", "cartes", "points"})).find(question) == expected
+    assert GameNames(games, frozenset({"combien", "cartes", "points"})).find(Question.of(question)) == expected
 
 
 def test_corpus_words_and_short_names_are_never_read_as_misspelt_titles():
     games = [Game("carte", "Carte"), Game("hive", "Hive"), Game("sans-arret", "Sans Arrêt")]
     names = GameNames(games, frozenset({"cartes", "sans", "arreter", "dix"}))
-    assert names.find("combien de cartes en main ?") is None  # "cartes" is a word of the rules
-    assert names.find("on relance sans arrêter ?") is None  # two edits from a 9-letter name: too far
-    assert names.find("dix points") is None
-    assert names.find("hivr : qui commence ?") is None  # "Hive" is too short for a typo
-    assert names.find("une carte de plus ?") == "carte"  # but the exact name is still found
+    assert names.find(Question.of("combien de cartes en main ?")) is None  # "cartes" is a word of the rules
+    assert names.find(Question.of("on relance sans arrêter ?")) is None  # two edits from a 9-letter name: too far
+    assert names.find(Question.of("dix points")) is None
+    assert names.find(Question.of("hivr : qui commence ?")) is None  # "Hive" is too short for a typo
+    assert names.find(Question.of("une carte de plus ?")) == "carte"  # but the exact name is still found
 
 
 def test_match_gives_the_span_of_the_name_in_the_question():
     question = "Dans Karouba, les pépites ?"
-    match = GameNames(GAMES).match(question)
+    match = GameNames(GAMES).match(Question.of(question))
     assert (match.game, question[match.start : match.end], match.distance) == ("karuba", "Karouba", 1)
 
 
@@ -78,7 +79,7 @@ def test_thousands_of_games_each_found_by_its_title_with_one_typo():
     right = wrong = 0
     for i, title in enumerate(titles[:300]):
         typo = title[:2] + title[3:]  # one letter dropped
-        found = names.find(f"Dans {typo}, qui commence ?")
+        found = names.find(Question.of(f"Dans {typo}, qui commence ?"))
         right += found == f"g{i}"
         wrong += found not in (None, f"g{i}")
     # Invented titles from 14 syllables often sit one edit from each other: such a typo is then as near to
@@ -88,24 +89,24 @@ def test_thousands_of_games_each_found_by_its_title_with_one_typo():
 
 def test_a_typo_as_near_to_two_titles_is_not_guessed():
     games = [Game("marolo", "Marolo"), Game("maroli", "Maroli"), Game("karuba", "Karuba")]
-    match = GameNames(games).match("À Marolu, qui commence ?")  # one letter from both, at the same place
+    match = GameNames(games).match(Question.of("À Marolu, qui commence ?"))  # one letter from both, at the same place
     assert match.game is None and set(match.games) == {"marolo", "maroli"}
-    assert GameNames(games).find("À Marollo, qui commence ?") == "marolo"
+    assert GameNames(games).find(Question.of("À Marollo, qui commence ?")) == "marolo"
 
 
 def test_between_two_names_as_many_edits_away_the_shared_beginning_decides():
     games = [Game("banzenti", "Banzenti"), Game("banzeri", "Banzeri")]
     # One edit from both; "banzen…" is the longer shared beginning (Jaro-Winkler 0.975 against 0.943).
-    assert GameNames(games).find("À Banzeni, qui commence ?") == "banzenti"
+    assert GameNames(games).find(Question.of("À Banzeni, qui commence ?")) == "banzenti"
 
 
 def test_a_typo_in_a_longer_variant_name_routes_to_the_variant():
     games = [Game("karuba", "Karuba"), Game("karuba-junior", "Karuba Junior")]
-    assert GameNames(games).find("karouba junior : on joue à combien ?") == "karuba-junior"
-    assert GameNames(games).find("karouba : on joue à combien ?") == "karuba"
+    assert GameNames(games).find(Question.of("karouba junior : on joue à combien ?")) == "karuba-junior"
+    assert GameNames(games).find(Question.of("karouba : on joue à combien ?")) == "karuba"
 
 
 def test_a_misspelt_variant_name_wins_over_the_exact_name_inside_it():
     games = [Game("vicas", "Vicas"), Game("vicas-junior", "Vicas Junior")]
-    assert GameNames(games).find("À Vicas Junnior, on relance ?") == "vicas-junior"
-    assert GameNames(games).find("À Vicas, on relance ?") == "vicas"
+    assert GameNames(games).find(Question.of("À Vicas Junnior, on relance ?")) == "vicas-junior"
+    assert GameNames(games).find(Question.of("À Vicas, on relance ?")) == "vicas"

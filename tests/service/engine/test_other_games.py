@@ -5,6 +5,7 @@ import pytest
 from indexer.corpus import Game
 from service.engine.decide.everyday import EverydaySenses
 from service.engine.decide.other_games import OtherGames
+from service.engine.question import Question
 
 GAMES = [Game("karuba", "Karuba"), Game("uno-flip", "Uno Flip", aliases=("Uno Flip!",))]
 
@@ -17,7 +18,7 @@ GAMES = [Game("karuba", "Karuba"), Game("uno-flip", "Uno Flip", aliases=("Uno Fl
     ("le mot compte triple marche avec une lettre ?", ("mot compte triple",)),
 ])
 def test_other_games_are_found_as_typed(question, found):
-    assert OtherGames(GAMES).found(question) == found
+    assert OtherGames(GAMES).found(Question.of(question)) == found
 
 
 @pytest.mark.parametrize("question", [
@@ -27,18 +28,18 @@ def test_other_games_are_found_as_typed(question, found):
     "à Uno Flip on pioche combien ?",  # the corpus holds that game: its name is no other game's
 ])
 def test_everyday_words_and_corpus_games_are_not_other_games(question):
-    assert OtherGames(GAMES).found(question) == ()
+    assert OtherGames(GAMES).found(Question.of(question)) == ()
 
 
 def test_a_term_the_corpus_passages_use_is_theirs():
     question = "le voleur se déplace où ?"
     games = OtherGames(GAMES, {"names": [], "needs_context": [], "context": "au", "terms": ["le voleur"]})
-    assert games.found(question) == ("le voleur",)
-    assert games.found(question, ["Le voleur se déplace sur une case désert."]) == ()
+    assert games.found(Question.of(question)) == ("le voleur",)
+    assert games.found(Question.of(question), ["Le voleur se déplace sur une case désert."]) == ()
 
 
 def test_everyday_senses_unless_the_passages_say_so():
     senses = EverydaySenses(["des? a coudre", "cartes? bancaires?"])
-    assert senses.found("le dé à coudre ça se met sur quel doigt ?") == ("dé à coudre",)
-    assert senses.found("je paie avec ma carte bancaire ?", ["Chaque carte bancaire vaut 2 points."]) == ()
-    assert senses.found("combien de dés on lance ?") == ()
+    assert senses.found(Question.of("le dé à coudre ça se met sur quel doigt ?")) == ("dé à coudre",)
+    assert senses.found(Question.of("je paie avec ma carte bancaire ?"), ["Chaque carte bancaire vaut 2 points."]) == ()
+    assert senses.found(Question.of("combien de dés on lance ?")) == ()

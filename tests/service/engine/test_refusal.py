@@ -16,6 +16,7 @@ from service.engine.decide.refusal import RefusalPolicy
 from service.engine.decide.signals import Signals
 from service.engine.retrieval.protocol import Hit
 from tests.fakes import FakeEmbedder, fake_answerer
+from service.engine.question import Question
 
 
 def signals(names=(), off=-0.1, beyond=-0.1, coverage=1.0, focus=1.0):
@@ -56,7 +57,7 @@ def answerer(fake_index):
     ("In Monopoly, can I build houses?", ("Monopoly",)),
 ])
 def test_unknown_names_are_capitalised_words_the_corpus_lacks(answerer, question, names):
-    assert answerer.signaller.unknown_names(question) == names
+    assert answerer.signaller.unknown_names(Question.of(question)) == names
 
 
 def test_an_other_game_question_is_refused_without_a_guessed_game(answerer):

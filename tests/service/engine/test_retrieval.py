@@ -143,7 +143,7 @@ def test_one_dense_search_per_question_with_an_approximate_index(counted, monkey
         # Routing ranks over all games, then within the routed game: one search serves them all. A game
         # named in the question needs none: only its own passages are scored.
         assert answerer.ask(question, None, 10, "hybrid").to_dict() == exact[question]
-        named = answerer.names.find(question) is not None
+        named = answerer.names.find(Question.of(question)) is not None
         assert (embedder.query_calls, index.searches) == (1, 0 if named else 1), question
 
 
