@@ -17,7 +17,7 @@ from eval.errors import EvalError
 from service.engine.answerer import Answerer
 from service.engine.calibration import PARTS, Calibration
 from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
-from service.engine.compose.common_mistake import WarningPolicy, nearest
+from service.engine.compose.common_mistake import CommonMistakePolicy, nearest
 from service.engine.decide.abstention import FEATURES, AbstentionPolicy
 from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
@@ -264,12 +264,12 @@ def calibrate_answer_set(answerer: Answerer, asked: list[Asked]) -> tuple[Answer
     return AnswerSetPolicy(), {"set_target": None, "set_coverage": round(cov, 4), "set_size": round(size, 3)}
 
 
-def _warning_is_right(q: GoldQuestion, passage) -> bool:
+def _mistake_is_right(q: GoldQuestion, passage) -> bool:
     """A common mistake bears on the question when it holds a gold span or sits on a page of the answer."""
     return q.is_relevant(passage.game, passage.text) or bool(set(passage.pages) & set(q.gold_pages))
 
 
-def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPolicy, dict]:
+def calibrate_common_mistake(answerer: Answerer, asked: list[Asked]) -> tuple[CommonMistakePolicy, dict]:
     """The lowest cosine at which the common mistakes shown beside dev answers are right at least
     WARNING_PRECISION of the time; no warning if no threshold is."""
     scored = []
@@ -277,13 +277,13 @@ def calibrate_warning(answerer: Answerer, asked: list[Asked]) -> tuple[WarningPo
         shown = {h.passage.id for h in answerer.calibration.answer_set.select(found.hits)}
         best = nearest(found.game.mistakes, shown)
         if best is not None:
-            scored.append((best[1], _warning_is_right(a.gold, best[0])))
+            scored.append((best[1], _mistake_is_right(a.gold, best[0])))
     threshold, shown_right = math.inf, (0, 0)
     for cosine, _ in sorted(scored, reverse=True):
         above = [right for c, right in scored if c >= cosine]
         if sum(above) >= WARNING_PRECISION * len(above):
             threshold, shown_right = round(cosine - 1e-4, 4), (len(above), sum(above))
-    return WarningPolicy(threshold), {"warnings_shown": shown_right[0], "warnings_right": shown_right[1]}
+    return CommonMistakePolicy(threshold), {"warnings_shown": shown_right[0], "warnings_right": shown_right[1]}
 
 
 def wilson_lower_bound(right: int, total: int, z: float = CONFIDENCE_Z) -> float:
@@ -386,8 +386,8 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
     tuned = tuned.reconfigured(refusal=refusal)
     answer_set, sets = calibrate_answer_set(tuned, asked)
     tuned = tuned.reconfigured(answer_set=answer_set)
-    warning, warnings = calibrate_warning(tuned, asked)
-    tuned = tuned.reconfigured(warning=warning)
+    common_mistake, warnings = calibrate_common_mistake(tuned, asked)
+    tuned = tuned.reconfigured(common_mistake=common_mistake)
     confidence, sure = calibrate_confidence(tuned, asked)
     tuned = tuned.reconfigured(confidence=confidence)
     answerability, judged = calibrate_answerability(tuned, asked)

@@ -116,6 +116,7 @@ class Answer:
     message: str  # one sentence for the player, in French
     passages: list[CitedPassage]
     refusal: Refusal | None  # set exactly when found is false
+    # The API field of the common mistake keeps its first name ("warning"): the page, the widget and clients read it.
     warning: CommonMistake | None
     # The first passage is right with the confidence the calibration measured (service/engine/compose/choices.py); when
     # false, `choices` holds the best few passages to pick from ("Tu parles de… ?").

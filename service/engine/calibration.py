@@ -21,7 +21,7 @@ from pathlib import Path
 
 from indexer import store
 from service.engine.compose.answer_set import AnswerSetPolicy
-from service.engine.compose.common_mistake import WarningPolicy
+from service.engine.compose.common_mistake import CommonMistakePolicy
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
@@ -43,7 +43,7 @@ class Calibration:
     abstention: AbstentionPolicy = AbstentionPolicy()
     refusal: RefusalPolicy = RefusalPolicy()
     answer_set: AnswerSetPolicy = AnswerSetPolicy()
-    warning: WarningPolicy = WarningPolicy()
+    common_mistake: CommonMistakePolicy = CommonMistakePolicy()
     confidence: ConfidencePolicy = ConfidencePolicy()
     routing: RoutingPolicy = RoutingPolicy()
     answerability: AnswerabilityPolicy = AnswerabilityPolicy()
@@ -56,7 +56,7 @@ class Calibration:
 # show no common-mistake warning.
 DEFAULT = Calibration(abstention=AbstentionPolicy(threshold=0.05, feature="lift"), source="default")
 PARTS = {"fusion": FusionConfig, "abstention": AbstentionPolicy, "refusal": RefusalPolicy,
-          "answer_set": AnswerSetPolicy, "warning": WarningPolicy, "confidence": ConfidencePolicy,
+          "answer_set": AnswerSetPolicy, "common_mistake": CommonMistakePolicy, "confidence": ConfidencePolicy,
           "routing": RoutingPolicy, "answerability": AnswerabilityPolicy, "ranker": RankerPolicy}
 
 
@@ -67,7 +67,12 @@ def family(model_id: str, reranker_id: str | None = None) -> str:
     return f"{base}+{reranker_id}" if reranker_id else base
 
 
+# Parts saved under an earlier name: a calibration written before the rename still reads.
+_EARLIER_NAMES = {"warning": "common_mistake"}
+
+
 def _from_entry(entry: dict) -> Calibration:
+    entry = {_EARLIER_NAMES.get(name, name): value for name, value in entry.items()}
     return Calibration(**{name: cls(**entry[name]) for name, cls in PARTS.items() if name in entry})
 
 

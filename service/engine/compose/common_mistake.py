@@ -12,7 +12,7 @@ from service.engine.compose.quote import body, citation
 
 
 @dataclass(frozen=True)
-class WarningPolicy:
+class CommonMistakePolicy:
     min_cosine: float = math.inf  # inf: never warn (not measured)
 
 
@@ -21,7 +21,7 @@ def nearest(mistakes, shown: set[str]):
     return next(((p, cosine) for p, cosine in mistakes if p.id not in shown), None)
 
 
-def common_mistake(nearest, policy: WarningPolicy, game_title: str) -> CommonMistake | None:
+def common_mistake(nearest, policy: CommonMistakePolicy, game_title: str) -> CommonMistake | None:
     """The mistake to show, from `nearest`'s (passage, cosine), or None."""
     if nearest is None or nearest[1] < policy.min_cosine:
         return None

@@ -46,7 +46,7 @@ def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibrati
         top = found.hits[0].passage
         answer_set = calibration.answer_set.select(found.hits)
         quote = Quote(extract_answer(top, question), citation(top, title), top.id, [h.passage.id for h in answer_set])
-        mistake = common_mistake(nearest(found.game.mistakes, set(quote.passage_ids)), calibration.warning, title)
+        mistake = common_mistake(nearest(found.game.mistakes, set(quote.passage_ids)), calibration.common_mistake, title)
         sure = decision.sure
     else:
         refusal = _refusal(reason, decision, route, title, games)

@@ -26,7 +26,13 @@ def test_saved_calibration_round_trips_with_infinite_thresholds(tmp_path):
     assert path == tmp_path / "calibration.json" and not list(tmp_path.glob(".*.tmp"))  # written whole, in place
     loaded = calibration.load("modele-x", tmp_path)
     assert loaded == chosen and loaded.source == "calibrated"
-    assert math.isinf(loaded.refusal.beyond_rules_margin) and math.isinf(loaded.warning.min_cosine)
+    assert math.isinf(loaded.refusal.beyond_rules_margin) and math.isinf(loaded.common_mistake.min_cosine)
+
+
+def test_a_calibration_saved_before_a_part_was_renamed_still_reads(tmp_path):
+    """"warning" was the common-mistake part's name: an index calibrated then keeps its threshold."""
+    (tmp_path / "calibration.json").write_text(json.dumps({"modele-x": {"warning": {"min_cosine": 0.83}}}), "utf-8")
+    assert calibration.load("modele-x", tmp_path).common_mistake.min_cosine == 0.83
 
 
 def test_an_index_s_calibration_comes_before_the_package_defaults(tmp_path):

@@ -10,7 +10,7 @@ from service.engine.decide.abstention import AbstentionPolicy
 
 from service.engine.compose.answer_set import AnswerSetPolicy, conformal_gap
 from service.engine.calibration import Calibration
-from service.engine.compose.common_mistake import WarningPolicy
+from service.engine.compose.common_mistake import CommonMistakePolicy
 from service.engine.retrieval.mistake_rows import is_mistakes_section
 from service.engine.decide.refusal import RefusalPolicy
 from service.engine.decide.signals import Signals
@@ -98,7 +98,7 @@ def test_conformal_gap_is_the_finite_sample_quantile():
 
 
 def test_answer_set_and_warning_in_the_answer(answerer):
-    generous = answerer.reconfigured(answer_set=AnswerSetPolicy(10.0, 3), warning=WarningPolicy(-1.0))
+    generous = answerer.reconfigured(answer_set=AnswerSetPolicy(10.0, 3), common_mistake=CommonMistakePolicy(-1.0))
     result = generous.ask("Les pépites d'or rapportent combien à la fin ?", "karuba", k=5)
     assert result.answer.passage_ids == [p.id for p in result.passages[:3]]
     assert result.answer.passage_ids[0] == result.answer.passage_id
@@ -106,7 +106,7 @@ def test_answer_set_and_warning_in_the_answer(answerer):
     assert warning is not None and warning.passage_id not in result.answer.passage_ids
     assert warning.citation.startswith("Karuba, livret p.")
     assert warning.passage_id.startswith("karuba-")
-    silent = answerer.reconfigured(warning=WarningPolicy(math.inf))
+    silent = answerer.reconfigured(common_mistake=CommonMistakePolicy(math.inf))
     assert silent.ask("Les pépites d'or rapportent combien à la fin ?", "karuba").warning is None
 
 

@@ -12,13 +12,13 @@ from service.engine.question import Query
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
 from service.engine.limits import MODES
-from service.engine.compose.common_mistake import WarningPolicy
+from service.engine.compose.common_mistake import CommonMistakePolicy
 from service.engine.retrieval.sharded import ShardedRetriever
 from service.engine.retrieval.shard_search import local_shards
 from tests.fakes import CORPUS, FakeEmbedder, fake_answerer
 
 # Permissive enough that answers, warnings and refusals all occur (the fake model has no calibration).
-CALIBRATION = Calibration(abstention=AbstentionPolicy(threshold=0.1), warning=WarningPolicy(min_cosine=0.0))
+CALIBRATION = Calibration(abstention=AbstentionPolicy(threshold=0.1), common_mistake=CommonMistakePolicy(min_cosine=0.0))
 
 
 @pytest.fixture(scope="module")
