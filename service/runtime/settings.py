@@ -36,6 +36,10 @@ class Settings(BaseSettings):
                                                 "sentence-transformers ; défaut : celui de l'index.")
     # An optional cross-encoder folder on disk (service/engine/judge.py); off by default, never downloaded.
     reranker: Path | None = Field(None, description="Dossier d'un cross-encoder sentence-transformers (facultatif).")
+    # The learned ranker (service/engine/judge/learned.py), for a model family that has one: off by default
+    # (below the regression gate's floors on the corpus games' test split), on for shelves of rulebooks unlike
+    # them, where it measured +5.5 points of first passage on the eight new games (docs/EVAL.md).
+    learned_ranker: bool = Field(False, description="Ordonner les premiers passages par le classeur appris.")
     cache_dir: Path | None = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
     models_dir: Path = Field(REPO / "var" / "models", description="Où les modèles sont construits (un cache).")
     threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")

@@ -119,3 +119,25 @@ def test_explain_shows_each_shown_passage_s_features(fake_index):
     assert [p["id"] for p in explained["passages"]] == [p.id for p in answer.passages]
     assert all(tuple(p["features"]) == FEATURES for p in explained["passages"])
     assert explained["passages"][0]["features"]["form_combien"] == 1.0 and explained["game"] == "karuba"
+
+
+def test_the_learned_ranker_is_a_setting_every_answerer_built_reads(fake_index, monkeypatch):
+    """RULESQA_LEARNED_RANKER: off, retrieval's order; on, the ranker's (here: the passage holding most of the
+    question's words first), within the lead the calibration allows."""
+    from service.engine.calibration import Calibration
+    from service.engine.judge.ranker_policy import RankerPolicy
+    from service.engine.question import validate
+    from service.runtime import answerers
+    from tests.fakes import fake_answerer
+
+    monkeypatch.setattr(answerers, "learned_judge", lambda model_id: judge())
+    trusted = Calibration(ranker=RankerPolicy(0.0))
+    off = fake_answerer(fake_index, trusted)
+    on = fake_answerer(fake_index, trusted, learned_ranker=True)
+    assert not off.judge.ranker and on.judge.ranker
+    query = validate("Combien d'aventuriers par joueur ?", "karuba", 20)
+    shares = [p["features"]["stems_in_passage"] for p in off.explain(query)["passages"]]
+    first = on.explain(query)["passages"][0]["features"]["stems_in_passage"]
+    assert first == max(shares) > shares[0]  # the ranker moved a passage holding more of the words first
+    never = fake_answerer(fake_index, Calibration(), learned_ranker=True)  # unmeasured lead: never moved
+    assert never.explain(query)["passages"][0]["id"] == off.explain(query)["passages"][0]["id"]
