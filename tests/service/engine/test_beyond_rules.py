@@ -34,3 +34,30 @@ def test_a_topic_the_text_covers_is_a_rules_question():
     covered = folded("Le plus jeune joueur commence la partie.")
     assert BeyondRules().found(Question.of("qui commence ?"), covered) == ()
     assert BeyondRules().found(Question.of("qui commence ?"), TEXT) == ("qui commence",)
+
+
+@pytest.mark.parametrize("question", [
+    "tu me conseilles quelle stratégie ?",
+    "Vous recommandez quoi pour gagner ?",
+    "quelle ouverture conseilles-tu ?",
+])
+def test_advice_asked_of_the_assistant_is_beyond_the_rules(question):
+    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
+
+
+@pytest.mark.parametrize("question", [
+    "Le jeu est conseillé à partir de quel âge ?",  # the card's age
+    "c'est conseillé de trier ma main par couleur ?",  # what the rulebook advises
+])
+def test_what_the_box_or_the_rulebook_advises_is_not_advice_asked(question):
+    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"]) == ()
+
+
+@pytest.mark.parametrize("text", [
+    "Le joueur qui a vu la mer le plus récemment commence.",
+    "Le joueur le plus âgé joue en premier.",
+    "La plus âgée des joueuses prend le dé.",
+    "Celui qui a le plus long souffle annonce en premier.",
+])
+def test_the_usual_ways_a_rulebook_names_the_first_player_cover_who_starts(text):
+    assert BeyondRules().found(Question.of("qui commence ?"), folded(text)) == ()

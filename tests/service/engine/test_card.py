@@ -11,6 +11,7 @@ NAMES = frozenset({"karuba", "sans", "arret", "cubirds"})
 @pytest.mark.parametrize("question, field", [
     ("Karuba c'est à partir de quel âge ?", "age"),
     ("ma fille a 7 ans, elle peut jouer ?", "age"),
+    ("Le jeu est conseillé à partir de quel âge ?", "age"),  # what the box advises
     ("Cubirds ça se joue à combien ?", "players"),
     ("on peut jouer à 5 ?", "players"),
     ("on est 6 ce soir, ça passe ?", "players"),
