@@ -36,10 +36,11 @@ class OtherGames:
         self._known = frozenset(known)
         self._known_names = PhraseMatcher(re.escape(n) for n in sorted(known, key=len, reverse=True))
 
-    def found(self, question: Question, corpus_texts: Iterable[str] = ()) -> tuple[str, ...]:
+    def found(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "") -> tuple[str, ...]:
         """The other games' names or terms in the question, as typed, first seen first. A corpus game's name
-        ("Uno Flip" holds "uno"), or what the given corpus passages say themselves, does not count."""
-        used = " ".join(folded_passage(t) for t in corpus_texts)
+        ("Uno Flip" holds "uno"), or what the given corpus passages or the asked game's rulebook (`game_text`,
+        folded) say themselves ("atout" in a trick-taking game), does not count."""
+        used = " ".join([game_text, *(folded_passage(t) for t in corpus_texts)])
         folding = question.folding
         spans = [(m.start, m.end) for m in self._known_names.find(folding)] if self._known_names else []
         out = [m.typed for m in self._matcher.find(folding)

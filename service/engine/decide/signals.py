@@ -113,8 +113,8 @@ class Signaller:
             beyond_rules=sims["beyond_rules"] - sims["rules"],
             coverage=coverage,
             focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], route.game),
-            other_games=self._other_games.found(question, passage_texts),
-            everyday=self._everyday.found(question, passage_texts),
+            other_games=self._other_games.found(question, passage_texts, game.text if game is not None else ""),
+            everyday=self._everyday.found(question, passage_texts, game.text if game is not None else ""),
             beyond=self._beyond.found(question, game.text, self._names.get(route.game, ())) if game is not None else (),
         )
 

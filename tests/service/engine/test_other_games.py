@@ -5,6 +5,7 @@ import pytest
 from indexer.corpus import Game
 from service.engine.decide.everyday import EverydaySenses
 from service.engine.decide.other_games import OtherGames
+from service.engine.phrases import folded
 from service.engine.question import Question
 
 GAMES = [Game("karuba", "Karuba"), Game("uno-flip", "Uno Flip", aliases=("Uno Flip!",))]
@@ -43,3 +44,13 @@ def test_everyday_senses_unless_the_passages_say_so():
     assert senses.found(Question.of("le dé à coudre ça se met sur quel doigt ?")) == ("dé à coudre",)
     assert senses.found(Question.of("je paie avec ma carte bancaire ?"), ["Chaque carte bancaire vaut 2 points."]) == ()
     assert senses.found(Question.of("combien de dés on lance ?")) == ()
+
+
+def test_a_term_the_asked_game_s_rulebook_uses_is_its_own():
+    """"atout" is tarot's and belote's, and also any trick-taking game's that says so."""
+    question = Question.of("un atout bat toujours une autre couleur ?")
+    games = OtherGames(GAMES, {"names": [], "needs_context": [], "context": "au", "terms": ["atouts?"]})
+    assert games.found(question) == ("atout",)
+    assert games.found(question, (), folded("La couleur d'atout est choisie par le meneur.")) == ()
+    senses = EverydaySenses(["des? a coudre"])
+    assert senses.found(Question.of("le dé à coudre va où ?"), (), folded("Posez le dé à coudre sur la case.")) == ()
