@@ -50,6 +50,12 @@ def words(text: str) -> list[str]:
     return TOKEN.findall(text.replace("_", " "))
 
 
+def word_stems(words: Iterable[str]) -> list[str]:
+    """Each word's stem, stopwords kept: the folded words of a vocabulary and of a name compared by stem
+    ("Calmes" and "calme" alike)."""
+    return _stemmer().stemWords(list(words))
+
+
 def analyze(text: str) -> list[str]:
     """Text -> index terms: words, minus stopwords, stemmed, accent-folded. Digits are kept ("2 points")."""
     return [term for term, _, _ in analyze_spans(text)]

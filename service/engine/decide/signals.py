@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.analysis import TOKEN, analyze
+from indexer.analysis import TOKEN, analyze, word_stems
 from service.engine.decide.beyond_rules import BeyondRules
 from service.engine.decide.everyday import EverydaySenses
 from service.engine.decide.other_games import OtherGames
@@ -86,6 +86,8 @@ class Signaller:
         """`words`: the corpus's folded words, texts, sections and game names (the index's words.txt)."""
         self._refs = reference_vectors(embedder, cache_dir)
         self.vocabulary = words  # the router never reads a corpus word as a misspelt title
+        # A capitalised word is no unknown name when it is an inflection of a corpus word ("les Unes", "Calmes").
+        self._vocabulary_stems = frozenset(word_stems(words))
         self._game_terms = {g.id: set(analyze(" ".join([g.title, g.id, *g.aliases]))) for g in games}
         self._other_games = OtherGames(games)
         self._everyday = EverydaySenses()
@@ -124,8 +126,9 @@ class Signaller:
         for match in _CAPITALISED.finditer(text):
             if _SENTENCE_START.search(text[: match.start()]):
                 continue
-            words = frozenset(TOKEN.findall(question.folding.part(match.start(), match.end())))
-            if words and not words <= self.vocabulary:
+            unknown = [w for w in TOKEN.findall(question.folding.part(match.start(), match.end()))
+                       if w not in self.vocabulary]
+            if unknown and not set(word_stems(unknown)) <= self._vocabulary_stems:
                 names.append(match.group(0))
         return tuple(names)
 

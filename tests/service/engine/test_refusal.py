@@ -55,6 +55,8 @@ def answerer(fake_index):
     ("Quel temps fera-t-il demain à Lyon ?", ("Lyon",)),
     ("Karuba. Combien de Temples ?", ()),  # after a full stop, and a corpus word
     ("In Monopoly, can I build houses?", ("Monopoly",)),
+    ("Les Pioches vides, on fait quoi ?", ()),  # an inflection of a corpus word ("pioche"), not a name
+    ("Mes Envolées comptent double ?", ()),
 ])
 def test_unknown_names_are_capitalised_words_the_corpus_lacks(answerer, question, names):
     assert answerer.signaller.unknown_names(Question.of(question)) == names
