@@ -63,7 +63,9 @@ class RefusalPolicy:
             return Reason.OFF_TOPIC
         if self.other_games and signals.other_games:
             return Reason.OTHER_GAME
-        if signals.off_topic >= self.off_topic_margin or signals.coverage < self.min_coverage:
+        # Near to off-topic questions, but in the asked rulebook's own words: about the game.
+        if (signals.off_topic >= self.off_topic_margin and not signals.in_game_words) \
+                or signals.coverage < self.min_coverage:
             return Reason.OFF_TOPIC
         if self.names and signals.unknown_names:
             # A name the corpus does not know, in a question that reads like a non-game one, is a place

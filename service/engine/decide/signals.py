@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.analysis import TOKEN, analyze, word_stems
+from indexer.analysis import STOPWORDS, TOKEN, analyze, fold, word_stems
 from service.engine.decide.beyond_rules import BeyondRules
 from service.engine.decide.everyday import EverydaySenses
 from service.engine.decide.other_games import OtherGames
@@ -29,6 +29,7 @@ REFERENCE_KINDS = ("rules", "beyond_rules", "off_topic")
 # A capitalised word after one of these starts a sentence or a quote: capitalised for grammar, not as a name.
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;«\"“(\n]\s*)$")
 _CAPITALISED = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’-]+")
+_FOLDED_STOPWORDS = frozenset(fold(w) for w in STOPWORDS)
 FOCUS_PASSAGES = 3
 
 
@@ -44,6 +45,15 @@ class Signals:
     other_games: tuple[str, ...] = ()  # well-known games' names or terms the corpus does not use ("poker")
     everyday: tuple[str, ...] = ()  # rules words in their everyday sense ("carte bancaire")
     beyond: tuple[str, ...] = ()  # what no rulebook answers, or a topic the game's text lacks ("qui commence")
+    # Every content word of the question is a word of the asked game's rulebook ("le dé météo a combien de
+    # faces nuage ?" in a game of weather dice): a question about that game, however near to off-topic ones.
+    in_game_words: bool = False
+
+
+@lru_cache(maxsize=64)
+def _text_words(text: str) -> frozenset[str]:
+    """The words of a game's folded text (the same string comes back for each question about it)."""
+    return frozenset(TOKEN.findall(text))
 
 
 @lru_cache(maxsize=1)
@@ -94,6 +104,8 @@ class Signaller:
         self._beyond = BeyondRules()
         self._names = {g.id: (g.title, g.id.replace("-", " "), *g.aliases) for g in games}
         self._titles = {g.id: g.title for g in games}
+        self._name_words = {g.id: frozenset(TOKEN.findall(fold(" ".join([g.title, g.id.replace("-", " "), *g.aliases]))))
+                            for g in games}
 
     def signals(self, asked: Asked, found: Findings) -> Signals:
         """The signals of what the question found: its routed game's text says what that game covers."""
@@ -118,7 +130,13 @@ class Signaller:
             other_games=self._other_games.found(question, passage_texts, game.text if game is not None else ""),
             everyday=self._everyday.found(question, passage_texts, game.text if game is not None else ""),
             beyond=self._beyond.found(question, game.text, self._names.get(route.game, ())) if game is not None else (),
+            in_game_words=game is not None and self._in_game_words(question, game.game.id, game.text),
         )
+
+    def _in_game_words(self, question: Question, game_id: str, game_text: str) -> bool:
+        names = self._name_words.get(game_id, frozenset())
+        words = {w for w in TOKEN.findall(question.folded) if w not in _FOLDED_STOPWORDS and w not in names}
+        return bool(words) and words <= _text_words(game_text)
 
     def unknown_names(self, question: Question) -> tuple[str, ...]:
         names = []

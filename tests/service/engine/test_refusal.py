@@ -19,8 +19,8 @@ from tests.fakes import FakeEmbedder, fake_answerer
 from service.engine.question import Question
 
 
-def signals(names=(), off=-0.1, beyond=-0.1, coverage=1.0, focus=1.0):
-    return Signals(tuple(names), off, beyond, coverage, focus)
+def signals(names=(), off=-0.1, beyond=-0.1, coverage=1.0, focus=1.0, in_game_words=False):
+    return Signals(tuple(names), off, beyond, coverage, focus, in_game_words=in_game_words)
 
 
 POLICY = RefusalPolicy(off_topic_margin=0.0, min_coverage=0.2, names=True, beyond_rules_margin=0.0, min_focus=0.3)
@@ -29,6 +29,8 @@ POLICY = RefusalPolicy(off_topic_margin=0.0, min_coverage=0.2, names=True, beyon
 @pytest.mark.parametrize("given, game_known, reason", [
     (signals(), True, None),
     (signals(off=0.01), True, "off_topic"),
+    (signals(off=0.01, in_game_words=True), True, None),  # near off-topic ones, but in the rulebook's words
+    (signals(coverage=0.1, in_game_words=True), True, "off_topic"),
     (signals(coverage=0.1), True, "off_topic"),
     (signals(names=["Catan"]), True, "other_game"),
     (signals(names=["Lyon"], off=-0.001 + 0.002), True, "off_topic"),  # a place in a non-game question
@@ -150,3 +152,16 @@ def test_reference_vectors_are_cached_per_model_and_survive_a_bad_cache(tmp_path
     assert broken.query_calls > 0
     (tmp_path / "a-file").write_text("x")
     assert reference_vectors(CountingEmbedder(), tmp_path / "a-file" / "sub")  # unwritable: still answers
+
+
+def test_a_question_in_the_asked_rulebook_s_own_words_is_marked_so(answerer):
+    """Every content word (stopwords and the game's names aside) a word of the game's text, or not."""
+    from service.engine.question import validate
+
+    def marked(text):
+        query = validate(text, "karuba")
+        asked = answerer.read(query)
+        return answerer.signaller.signals(asked, answerer.find(asked, answerer.retrieve(asked))).in_game_words
+
+    assert marked("Dans Karuba, combien de points rapporte une pépite d'or ?")
+    assert not marked("Quel temps fera-t-il demain à Lyon ?")
