@@ -29,6 +29,7 @@ from indexer.passages import Passage
 from service.engine.findings import Hit
 from service.engine.judge.features import FEATURES, features
 from service.engine.judge.learned import ANSWER_INPUTS, FORMAT, TOP, LearnedJudge, Linear, Network, judge_file
+from service.engine.judge.ranker_policy import TRUSTED
 from service.engine.question import Question
 
 TOP_N = 20
@@ -119,7 +120,7 @@ def hit_at_1(questions: list[Judged], ranker: Network | None) -> float:
     answerable = [q for q in questions if q.answerable]
     right = 0
     for q in answerable:
-        first = 0 if ranker is None else int(np.lexsort((np.arange(len(q.rows)), -ranker(q.rows)))[0])
+        first = 0 if ranker is None else int(TRUSTED.order(ranker(q.rows))[0])
         right += bool(q.relevant[first])
     return right / len(answerable) if answerable else 0.0
 

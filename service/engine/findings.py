@@ -48,6 +48,7 @@ class GameRetrieved:
     mean_cosine: float  # the question's mean cosine to every passage of the index
     text: str  # the game's rule passages and sections, folded (Retriever.game_text)
     card: Passage | None = None  # the game's card passage, when it has one
+    words: frozenset[str] = frozenset()  # the folded words of `text` (Retriever.game_words)
     # The game's common-mistake passages with their cosine to the question, nearest first.
     mistakes: tuple[tuple[Passage, float], ...] = ()
     # The first passage's evidence for the question as asked, when the players' words changed it: a route found

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from dataclasses import dataclass
 
-from indexer.analysis import APOSTROPHES, fold
+from indexer.analysis import APOSTROPHES, TOKEN, fold
 
 _SPACES = re.compile(r"[\s\u00a0]+")
 
@@ -21,6 +21,12 @@ _SPACES = re.compile(r"[\s\u00a0]+")
 def folded(text: str) -> str:
     """The text as the patterns are written: lowercase, no accents, straight apostrophes, single spaces."""
     return _SPACES.sub(" ", fold(text.translate(APOSTROPHES))).strip()
+
+
+@lru_cache(maxsize=1024)
+def name_words(game) -> frozenset[str]:
+    """The folded words of a game's title, id and aliases (indexer.corpus.Game)."""
+    return frozenset(TOKEN.findall(fold(" ".join([game.title, game.id.replace("-", " "), *game.aliases]))))
 
 
 @lru_cache(maxsize=4096)

@@ -23,5 +23,6 @@ class EverydaySenses:
     def found(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "") -> tuple[str, ...]:
         """The everyday senses in the question, unless the given passages or the asked game's rulebook
         (`game_text`, folded) use the phrase themselves."""
-        used = " ".join([game_text, *(folded_passage(t) for t in corpus_texts)])
-        return tuple(dict.fromkeys(m.typed for m in self._matcher.find(question.folding) if m.text not in used))
+        used = " ".join(folded_passage(t) for t in corpus_texts)
+        return tuple(dict.fromkeys(m.typed for m in self._matcher.find(question.folding)
+                                   if m.text not in used and m.text not in game_text))

@@ -40,10 +40,10 @@ class OtherGames:
         """The other games' names or terms in the question, as typed, first seen first. A corpus game's name
         ("Uno Flip" holds "uno"), or what the given corpus passages or the asked game's rulebook (`game_text`,
         folded) say themselves ("atout" in a trick-taking game), does not count."""
-        used = " ".join([game_text, *(folded_passage(t) for t in corpus_texts)])
+        used = " ".join(folded_passage(t) for t in corpus_texts)
         folding = question.folding
         spans = [(m.start, m.end) for m in self._known_names.find(folding)] if self._known_names else []
         out = [m.typed for m in self._matcher.find(folding)
-               if m.text not in self._known and m.text not in used
+               if m.text not in self._known and m.text not in used and m.text not in game_text
                and not any(a <= m.start and m.end <= b for a, b in spans)]
         return tuple(dict.fromkeys(out))

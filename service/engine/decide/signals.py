@@ -21,6 +21,7 @@ from service.engine.decide.beyond_rules import BeyondRules
 from service.engine.decide.everyday import EverydaySenses
 from service.engine.decide.other_games import OtherGames
 from service.engine.findings import Findings
+from service.engine.phrases import name_words
 from service.engine.question import Question
 from service.engine.question.reading import Asked
 
@@ -48,12 +49,6 @@ class Signals:
     # Every content word of the question is a word of the asked game's rulebook ("le dé météo a combien de
     # faces nuage ?" in a game of weather dice): a question about that game, however near to off-topic ones.
     in_game_words: bool = False
-
-
-@lru_cache(maxsize=64)
-def _text_words(text: str) -> frozenset[str]:
-    """The words of a game's folded text (the same string comes back for each question about it)."""
-    return frozenset(TOKEN.findall(text))
 
 
 @lru_cache(maxsize=1)
@@ -104,8 +99,6 @@ class Signaller:
         self._beyond = BeyondRules()
         self._names = {g.id: (g.title, g.id.replace("-", " "), *g.aliases) for g in games}
         self._titles = {g.id: g.title for g in games}
-        self._name_words = {g.id: frozenset(TOKEN.findall(fold(" ".join([g.title, g.id.replace("-", " "), *g.aliases]))))
-                            for g in games}
 
     def signals(self, asked: Asked, found: Findings) -> Signals:
         """The signals of what the question found: its routed game's text says what that game covers."""
@@ -130,13 +123,14 @@ class Signaller:
             other_games=self._other_games.found(question, passage_texts, game.text if game is not None else ""),
             everyday=self._everyday.found(question, passage_texts, game.text if game is not None else ""),
             beyond=self._beyond.found(question, game.text, self._names.get(route.game, ())) if game is not None else (),
-            in_game_words=game is not None and self._in_game_words(question, game.game.id, game.text),
+            in_game_words=game is not None and self._in_game_words(question, game.game, game.words),
         )
 
-    def _in_game_words(self, question: Question, game_id: str, game_text: str) -> bool:
-        names = self._name_words.get(game_id, frozenset())
+    @staticmethod
+    def _in_game_words(question: Question, game, game_words: frozenset[str]) -> bool:
+        names = name_words(game)
         words = {w for w in TOKEN.findall(question.folded) if w not in _FOLDED_STOPWORDS and w not in names}
-        return bool(words) and words <= _text_words(game_text)
+        return bool(words) and words <= game_words
 
     def unknown_names(self, question: Question) -> tuple[str, ...]:
         names = []

@@ -12,23 +12,16 @@ which then decides the abstention.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
 
 import numpy as np
 
-from indexer.analysis import TOKEN, fold
 from service.engine.findings import Findings, GameRetrieved, Hit, Retrieved, Route
 from service.engine.judge.features import features
 from service.engine.judge.learned import LearnedJudge
 from service.engine.judge.ranker_policy import RankerPolicy
+from service.engine.phrases import name_words
 from service.engine.question.card_question import CardQuestions
 from service.engine.question.reading import Asked
-
-
-@lru_cache(maxsize=1024)
-def _name_words(game) -> frozenset[str]:
-    """The folded words of a game's title, id and aliases."""
-    return frozenset(TOKEN.findall(fold(" ".join([game.title, game.id.replace("-", " "), *game.aliases]))))
 
 
 class Judge:
@@ -61,7 +54,7 @@ class Judge:
         if self.reranker is not None:
             hits = self.reranker.rerank(found.rewrite.text, hits)
             rows = None  # the learned judge's inputs follow its own order only
-        card = self.cards.asked(asked.question, _name_words(found.game)) if self.card else None
+        card = self.cards.asked(asked.question, name_words(found.game)) if self.card else None
         if card is None:
             order = _card_last_order(hits[:k])
             hits = [hits[i] for i in order]

@@ -119,7 +119,7 @@ class RetrieverBase:
         hits = self.rank(scores, game, request.depth, request.mode)
         found = GameRetrieved(self.game(game), rewrite, hits, scores.vector, self.coverage(scores),
                               float(self._centroid @ scores.vector), self.game_text(game), self.card(game),
-                              self.mistakes(scores.vector, game))
+                              words=self.game_words(game), mistakes=self.mistakes(scores.vector, game))
         if shelf_scores is not None and rewrite.changed:
             # Routing judges the game by the question as asked, not as read in the game's words.
             first = _first(self.rank(shelf_scores, game, 1, request.mode))
