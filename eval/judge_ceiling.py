@@ -66,8 +66,9 @@ def precision_of_most_confident(confidence: np.ndarray, right: np.ndarray, share
 def fit_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> Callable[[np.ndarray], np.ndarray]:
     from sklearn.linear_model import LogisticRegression
 
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale = np.where(scale > 1e-9, scale, 1.0)
+    from eval.train_judge import _standardiser
+
+    mean, scale = _standardiser(x)
     model = LogisticRegression(C=C, max_iter=3000, class_weight="balanced").fit((x - mean) / scale, y,
                                                                                 sample_weight=weights)
     return lambda z: model.predict_proba((z - mean) / scale)[:, 1]
