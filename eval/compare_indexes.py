@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from eval.errors import EvalError
 from eval.gold import GoldQuestion
 from eval.new_games import SPLIT as NEW_GAMES
 from eval.request import POOLED, EvalRequest
@@ -18,16 +19,31 @@ def compare_indexes(request: EvalRequest, gold: list[GoldQuestion] | None) -> di
 
     # The served index's model and judge load first, as for every eval: a broken one is one line, before any work.
     conf, _, _ = served_models(request.index_dir, request.model, request.reranker)
+    folders = [Path(conf.index_dir), Path(request.compare_index)]
+    if folders[0].resolve() == folders[1].resolve():
+        raise EvalError(f"--compare-index {request.compare_index} est l'index servi lui-même : rien à comparer")
     results = []
     for split in POOLED_SPLITS if request.split == POOLED else (request.split,):
-        systems, asked = {}, gold if request.split != POOLED else _questions_of(split)
-        for folder in (conf.index_dir, request.compare_index):
-            label, answerer, own = index_system(conf, Path(folder), split)
-            systems[label], asked = answerer, own or asked
-        results.append(compare(systems, asked))
+        built, asked = [], gold if request.split != POOLED else _questions_of(split)
+        for folder in folders:
+            label, answerer, own = index_system(conf, folder, split)
+            built.append((label, answerer))
+            asked = own or asked
+        labels = system_labels([label for label, _ in built], folders)
+        results.append(compare({label: answerer for label, (_, answerer) in zip(labels, built)}, asked))
     result = pooled(results) if request.split == POOLED else results[0]
     result.pop("records", None)
     return result
+
+
+def system_labels(models: list[str], folders: list[Path]) -> list[str]:
+    """Each system's label: its model, and its index folder where both have the same model (two calibrations
+    of one model compared): the folder's name, or its whole path where the names are alike too."""
+    if len(set(models)) == len(models):
+        return models
+    names = [f.name for f in folders]
+    places = names if len(set(names)) == len(names) else [str(f) for f in folders]
+    return [f"{model} ({place})" for model, place in zip(models, places)]
 
 
 def _questions_of(split: str) -> list[GoldQuestion] | None:

@@ -79,3 +79,14 @@ def test_two_splits_pooled_are_tested_on_all_their_questions(fake_index):
     outcome = next(t for t in both["modes"]["hybrid"]["tests"] if t["metric"] == "outcome")
     assert 0.0 <= outcome["p_value"] <= 1.0
     assert "split dev+test" in format_report({k: v for k, v in both.items() if k != "records"})
+
+
+def test_two_indexes_of_one_model_are_told_apart_by_their_folders():
+    from pathlib import Path
+
+    from eval.compare_indexes import system_labels
+
+    assert system_labels(["e5", "gemma"], [Path("var/index"), Path("/tmp/other")]) == ["e5", "gemma"]
+    assert system_labels(["e5", "e5"], [Path("var/index"), Path("/tmp/no-margin")]) == ["e5 (index)", "e5 (no-margin)"]
+    assert system_labels(["e5", "e5"], [Path("var/index"), Path("/tmp/index")]) == ["e5 (var/index)",
+                                                                                    "e5 (/tmp/index)"]
