@@ -8,6 +8,7 @@ serves players, and is scored by eval/metrics.py.
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from eval import metrics as m
@@ -185,6 +186,25 @@ def _candidates(values: list[float], refuse_at_or_above: bool, budget: int) -> l
     return sorted({_loosest(ordered[j:], refuse_at_or_above) for j in range(min(budget, len(ordered)) + 1)})
 
 
+# Each refusal threshold's value when off (RefusalPolicy's defaults).
+REFUSAL_OFF = {"off_topic_margin": math.inf, "min_coverage": 0.0, "names": False, "beyond_rules_margin": math.inf,
+               "min_focus": 0.0}
+
+
+def without_idle_thresholds(policy: RefusalPolicy, key: Callable[[RefusalPolicy], tuple]) -> RefusalPolicy:
+    """The policy with each threshold turned off, in turn, where that leaves its key (within the budget, dev
+    questions without an answer refused, answerable ones refused) no worse. A threshold that refuses no dev
+    question the others do not sits where dev cannot see: the beyond-the-rules margin so placed refused, on the
+    training and validation games, eight answerable questions for each one without an answer
+    (docs/eval/JUDGE.md)."""
+    best = key(policy)
+    for name, off in REFUSAL_OFF.items():
+        candidate = replace(policy, **{name: off})
+        if key(candidate) >= best:
+            policy, best = candidate, key(candidate)
+    return policy
+
+
 def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPolicy, dict]:
     """The refusal thresholds that refuse the most unanswerable dev questions (beyond those the abstention
     already refuses) while refusing at most REFUSAL_BUDGET of the answerable ones."""
@@ -201,15 +221,21 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
         _candidates([s.beyond_rules for s in kept], True, budget),
         [max(0.0, c) for c in _candidates([s.focus for s in kept], False, budget)],
     )
-    best, best_key = NO_REFUSAL, None
-    for values in grid:
-        policy = RefusalPolicy(*values)
+
+    def key(policy: RefusalPolicy) -> tuple:
         reasons = [policy.reason(d.signals, d.found.route.game is not None) for _, d in findings]
         wrong = sum(r is not None for (q, _), r in zip(findings, reasons) if q.answerable)
         right = sum(r is not None or w for (q, _), r, w in zip(findings, reasons, weak) if not q.answerable)
-        key = (wrong <= budget, right, -wrong)
-        if best_key is None or key > best_key:
-            best, best_key = policy, key
+        return wrong <= budget, right, -wrong
+
+    best, best_key = NO_REFUSAL, None
+    for values in grid:
+        policy = RefusalPolicy(*values)
+        scored = key(policy)
+        if best_key is None or scored > best_key:
+            best, best_key = policy, scored
+    best = without_idle_thresholds(best, key)
+    best_key = key(best)
     refused = {kind: [0, 0] for kind in ("off_topic", "other_game", "not_in_rules")}
     for (q, f), w in zip(findings, weak):
         if q.refusal:

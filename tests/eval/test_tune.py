@@ -155,3 +155,21 @@ def test_the_ranker_s_lead_is_the_one_with_the_best_dev_hit_at_1_the_largest_on_
     best = max(table.values())
     assert policy.min_lead == info["ranker_lead"] == max(lead for lead, v in table.items() if v == best)
     assert info["ranker_hit@1"] == best
+
+
+def test_a_refusal_threshold_that_refuses_nothing_the_others_do_not_is_turned_off():
+    """Hand-made key: the off-topic margin refuses two questions without an answer, the beyond-the-rules margin
+    none beyond them, the focus one answerable question and nothing else. Only the off-topic margin stays."""
+    import math
+
+    from eval.tune import without_idle_thresholds
+    from service.engine.decide.refusal import RefusalPolicy
+
+    def key(policy):
+        right = 2 if policy.off_topic_margin < math.inf else 0
+        wrong = 1 if policy.min_focus > 0 else 0
+        return wrong <= 1, right, -wrong
+
+    chosen = without_idle_thresholds(RefusalPolicy(off_topic_margin=0.01, beyond_rules_margin=0.02, min_focus=0.3,
+                                                   names=True), key)
+    assert chosen == RefusalPolicy(off_topic_margin=0.01)
