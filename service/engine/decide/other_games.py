@@ -36,14 +36,24 @@ class OtherGames:
         self._known = frozenset(known)
         self._known_names = PhraseMatcher(re.escape(n) for n in sorted(known, key=len, reverse=True))
 
-    def found(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "") -> tuple[str, ...]:
+    def found(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "",
+              game: Game | None = None) -> tuple[str, ...]:
         """The other games' names or terms in the question, as typed, first seen first. A corpus game's name
-        ("Uno Flip" holds "uno"), or what the given corpus passages or the asked game's rulebook (`game_text`,
-        folded) say themselves ("atout" in a trick-taking game), does not count."""
+        ("Uno Flip" holds "uno"), or what the given corpus passages, the asked game's rulebook (`game_text`,
+        folded) or its lexicon (`game`'s players' words: "excuse" for a trick-taking game's "carte Calme") say
+        themselves, does not count."""
         used = " ".join(folded_passage(t) for t in corpus_texts)
+        own = lexicon_text(game.lexicon) if game is not None else ""
         folding = question.folding
         spans = [(m.start, m.end) for m in self._known_names.find(folding)] if self._known_names else []
         out = [m.typed for m in self._matcher.find(folding)
-               if m.text not in self._known and m.text not in used and m.text not in game_text
+               if m.text not in self._known and m.text not in used and m.text not in game_text and m.text not in own
                and not any(a <= m.start and m.end <= b for a, b in spans)]
         return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=1024)
+def lexicon_text(lexicon: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    """A game's lexicon (indexer.corpus.Game.lexicon: its rulebook words and the players' words for them),
+    folded, as one text a term is looked up in."""
+    return " | ".join(folded(word) for entry, players in lexicon for word in (entry, *players))

@@ -54,3 +54,15 @@ def test_a_term_the_asked_game_s_rulebook_uses_is_its_own():
     assert games.found(question, (), folded("La couleur d'atout est choisie par le meneur.")) == ()
     senses = EverydaySenses(["des? a coudre"])
     assert senses.found(Question.of("le dé à coudre va où ?"), (), folded("Posez le dé à coudre sur la case.")) == ()
+
+
+def test_a_term_the_asked_game_s_lexicon_gives_is_its_own():
+    """A trick-taking game whose rulebook says "carte Calme" and whose lexicon gives the players' "excuse" for it:
+    "l'excuse" is that game's card, not tarot's; another game's lexicon changes nothing."""
+    question = Question.of("l'excuse gagne jamais ?")
+    games = OtherGames(GAMES, {"names": [], "needs_context": [], "context": "au", "terms": ["excuses?"]})
+    girouette = Game("girouette", "Girouette", lexicon=(("carte Calme", ("carte zéro", "Excuse")),))
+    other = Game("karuba", "Karuba", lexicon=(("plaquette", ("tuile",)),))
+    assert games.found(question) == ("excuse",)
+    assert games.found(question, game=other) == ("excuse",)
+    assert games.found(question, game=girouette) == ()
