@@ -200,8 +200,9 @@ def without_idle_thresholds(policy: RefusalPolicy, key: Callable[[RefusalPolicy]
     best = key(policy)
     for name, off in REFUSAL_OFF.items():
         candidate = replace(policy, **{name: off})
-        if key(candidate) >= best:
-            policy, best = candidate, key(candidate)
+        scored = key(candidate)
+        if scored >= best:
+            policy, best = candidate, scored
     return policy
 
 
