@@ -61,3 +61,22 @@ def test_what_the_box_or_the_rulebook_advises_is_not_advice_asked(question):
 ])
 def test_the_usual_ways_a_rulebook_names_the_first_player_cover_who_starts(text):
     assert BeyondRules().found(Question.of("qui commence ?"), folded(text)) == ()
+
+
+@pytest.mark.parametrize("question", [
+    "la boite coute cb",  # "cb": a player's "combien"
+    "qui a fait les illus ?",
+    "Mon fils est daltonien, il y a des symboles ?",
+    "les pions en bois, on peut les laver ?",
+    "on peut s'échanger des cartes entre joueurs ?",
+    "je peux prêter des pièces à un autre joueur ?",
+])
+def test_the_box_its_care_and_trading_between_players_are_beyond_a_rulebook_that_says_nothing_of_them(question):
+    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
+
+
+def test_trading_is_a_rules_question_where_the_rulebook_speaks_of_it():
+    trading = folded("À ton tour, tu peux échanger deux cartes avec un autre joueur, s'il accepte.")
+    question = Question.of("on peut s'échanger des cartes entre joueurs ?")
+    assert BeyondRules().found(question, trading) == ()
+    assert BeyondRules().found(Question.of("je peux échanger une plaquette contre une autre ?"), TEXT) == ()
