@@ -80,3 +80,31 @@ def test_trading_is_a_rules_question_where_the_rulebook_speaks_of_it():
     question = Question.of("on peut s'échanger des cartes entre joueurs ?")
     assert BeyondRules().found(question, trading) == ()
     assert BeyondRules().found(Question.of("je peux échanger une plaquette contre une autre ?"), TEXT) == ()
+
+
+@pytest.mark.parametrize("question", [
+    "Il y a un temps limite pour choisir sa carte ?",
+    "j'ai combien de temps pour jouer mon tour ?",
+    "on peut utiliser un dictionnaire pour vérifier un mot ?",
+    "Peut-on faire des alliances ?",
+    "on a le droit de montrer ses cartes aux autres ?",
+    "La ville est inspirée d'une vraie ville ?",
+    "Les cartes sont en quelle matière ?",
+    "On peut jouer à 6 avec une deuxième boîte ?",
+])
+def test_a_time_limit_a_dictionary_alliances_or_a_shown_hand_are_beyond_a_rulebook_that_says_nothing_of_them(
+        question):
+    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
+
+
+@pytest.mark.parametrize("text, question", [
+    ("Retournez le sablier : quand il est vide, la manche s'arrête.", "Il y a un temps limite pour choisir sa carte ?"),
+    ("Les mots du dictionnaire sont acceptés.", "on peut utiliser un dictionnaire pour vérifier un mot ?"),
+    ("Chacun garde sa main cachée.", "on a le droit de montrer ses cartes aux autres ?"),
+])
+def test_the_same_topics_are_rules_questions_where_the_rulebook_speaks_of_them(text, question):
+    assert BeyondRules().found(Question.of(question), folded(text)) == ()
+
+
+def test_how_long_a_game_lasts_is_the_card_s_not_a_time_limit():
+    assert BeyondRules().found(Question.of("il faut prévoir combien de temps pour une partie ?"), TEXT) == ()
