@@ -108,3 +108,9 @@ def test_the_same_topics_are_rules_questions_where_the_rulebook_speaks_of_them(t
 
 def test_how_long_a_game_lasts_is_the_card_s_not_a_time_limit():
     assert BeyondRules().found(Question.of("il faut prévoir combien de temps pour une partie ?"), TEXT) == ()
+
+
+def test_which_piece_is_strongest_is_a_rules_question():
+    """"La meilleure case" asks for a strategy; "la plus forte tuile" asks which tile wins, a rule."""
+    assert BeyondRules().found(Question.of("quelle est la meilleure case pour commencer ?"), TEXT)
+    assert BeyondRules().found(Question.of("quelle est la plus forte tuile ?"), TEXT) == ()
