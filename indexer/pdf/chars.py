@@ -74,6 +74,17 @@ def _font(raw, handle) -> Font:
                 bool(_MONO.search(name)) or bool(flags & FIXED_PITCH))
 
 
+def _scale(raw, textpage, k: int) -> float:
+    """How much the text matrix scales the character's font size: InDesign sets text at 1 point and scales it by
+    the matrix, where pdfium's font size is the 1 point (the glyphs' spacing then read against 1 point cuts every
+    word, and every line looks a paragraph apart)."""
+    m = raw.FS_MATRIX()
+    if not raw.FPDFText_GetMatrix(textpage, k, ctypes.byref(m)):
+        return 1.0
+    scale = math.hypot(m.c, m.d)
+    return scale if scale > 0 else 1.0
+
+
 _FAST: dict = {}
 
 
@@ -141,7 +152,7 @@ def page_chars(page) -> PageChars:
                 upright = angle < 0 or min(angle, 2 * math.pi - angle) < 0.02  # -1: pdfium could not tell
                 loose(tp, k, rect_p)
                 origin(tp, k, ox_p, oy_p)
-                size, height = font_size(tp, k), rect.top - rect.bottom
+                size, height = font_size(tp, k) * _scale(raw, textpage.raw, k), rect.top - rect.bottom
                 # A font's ascent to descent: one height for every glyph, one distance from the box's
                 # bottom to the baseline. Where a font's ascent and descent are unknown (LibreOffice writes
                 # them as 0), pdfium's box is each glyph's ink instead, lower for p, q, g: each glyph's own
