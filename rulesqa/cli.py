@@ -286,6 +286,8 @@ def import_rulebook(
     force: bool = typer.Option(False, "--force", help="Remplacer un jeu déjà importé."),
     max_pages: Optional[int] = typer.Option(
         None, "--max-pages", min=1, help="Pages au plus (défaut : $RULESQA_IMPORT_MAX_PAGES ou 500)."),
+    reader: str = typer.Option("auto", "--reader", help="Couche texte : auto (poppler si pdftotext est installé), "
+                               "poppler, ou glyphs (le regroupement des glyphes de pdfium)."),
 ):
     """Importer un livret PDF : écrit DOSSIER/ID.md (pages imprimées citées) et copie le PDF à côté."""
     from indexer.pdf import import_pdf
@@ -294,5 +296,5 @@ def import_rulebook(
 
     conf = settings(corpus_dir=corpus, import_max_pages=max_pages)
     result = import_pdf(pdf, conf.corpus_dir, game, title, alias, ocr=ocr, force=force,
-                        max_pages=conf.import_max_pages, lexicon_groups=lexicon_groups())
+                        max_pages=conf.import_max_pages, lexicon_groups=lexicon_groups(), reader=reader)
     echo_all(import_notes(result), str(result.markdown))

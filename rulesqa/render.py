@@ -95,6 +95,9 @@ def render_game_update(result, removed: bool) -> str:
 def import_notes(result) -> list[str]:
     """What a person checks after `rulesqa import` (indexer.pdf's result), one line each, for stderr."""
     notes = []
+    if result.reader == "glyphs":
+        notes.append("rulesqa: lu sans poppler (pdftotext introuvable : make pdf-deps) : un livret mis en page "
+                     "par un éditeur (InDesign…) se lit mieux avec")
     if result.numbering == "physical":
         notes.append("rulesqa: attention : aucun numéro de page imprimé n'a été trouvé ; les pages citées sont "
                      "leur position dans le PDF (en-tête « pages: physical ») : vérifiez-les sur le livret")

@@ -32,6 +32,7 @@ class ImportResult:
     left_out: dict = field(default_factory=dict)  # navigation lines left out, by kind (navigation.py)
     kinds: dict = field(default_factory=dict)  # passages written, by kind (indexer.passages.KINDS), card aside
     fragments: int = 0  # of them, passages too short to say anything alone (indexer.passages.is_fragment)
+    reader: str = "poppler"  # the text layer that read the pages (READERS)
 
 
 MAX_PAGES = 500  # default page limit of an import (RULESQA_IMPORT_MAX_PAGES, `rulesqa import --max-pages`)
@@ -40,9 +41,9 @@ REOPEN_EVERY = 50  # pages read with one pdfium document before it is reopened (
 
 def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: list[str] = (),
                ocr: bool = False, force: bool = False, max_pages: int = MAX_PAGES,
-               lexicon_groups: list[list[str]] = ()) -> ImportResult:
+               lexicon_groups: list[list[str]] = (), reader: str = "auto") -> ImportResult:
     """`lexicon_groups`: the generic players' lexicon (service/engine/data/lexicon.json), from which the `lexique:`
-    proposal for the rulebook's components is drawn."""
+    proposal for the rulebook's components is drawn. `reader`: the text layer (READERS)."""
     from indexer.passages import is_fragment
     from indexer.pdf.layout import finish
     from indexer.pdf.numbering import mark_running, number_pages
@@ -50,7 +51,8 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
 
     pdf, corpus_dir = Path(pdf), Path(corpus_dir)
     target = _checked_target(corpus_dir, game_id, title, force)
-    labels, pages, scanned = _read_pages(pdf, max_pages, ocr)
+    reader = reader_name(reader)
+    labels, pages, scanned = _read_pages(pdf, max_pages, ocr, reader)
     numbering, numbers = number_pages(labels, pages)
     mark_running(pages, numbers)
     pages = [finish(page) if page is not None else None for page in pages]
@@ -73,7 +75,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
     return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
                         len(scanned) if ocr else 0, len(blocks), card, todo, dict(left_out),
-                        dict(Counter(p.kind for p in written).most_common()), sum(map(is_fragment, written)))
+                        dict(Counter(p.kind for p in written).most_common()), sum(map(is_fragment, written)), reader)
 
 
 def _checked_target(corpus_dir: Path, game_id: str, title: str, force: bool) -> Path:
@@ -93,7 +95,21 @@ def _checked_target(corpus_dir: Path, game_id: str, title: str, force: bool) -> 
     return target
 
 
-def _read_pages(pdf: Path, max_pages: int, ocr: bool) -> tuple[list[str], list, list[int]]:
+READERS = ("auto", "poppler", "glyphs")  # the text layer: poppler's layout, or our own glyph grouping (pdfium)
+
+
+def reader_name(reader: str) -> str:
+    """The text layer an import uses: `auto` is poppler's where pdftotext is installed."""
+    from indexer.pdf import poppler
+
+    if reader not in READERS:
+        raise PdfError(f"lecteur « {reader} » inconnu : {', '.join(READERS)}")
+    if reader == "auto":
+        return "poppler" if poppler.available() else "glyphs"
+    return reader
+
+
+def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list[str], list, list[int]]:
     """(page labels, each page's text or None for a page without text, the indexes of those): the scanned
     pages read by OCR when `ocr`."""
     from indexer.pdf.layout import open_pdf, page_labels, read_page
@@ -107,12 +123,14 @@ def _read_pages(pdf: Path, max_pages: int, ocr: bool) -> tuple[list[str], list, 
         # Page by page: each page's characters are released once its lines are built. pdfium keeps what it
         # parsed (fonts, images) for the document's life: reopened every few pages, memory stays flat.
         pages = []
-        for i in range(len(doc)):
-            if i and i % REOPEN_EVERY == 0:
+        for start in range(0, len(doc), REOPEN_EVERY):
+            if start:
                 doc.close()
                 _release_freed_memory()
                 doc = open_pdf(pdf)
-            pages.append(read_page(doc, i))
+            end = min(start + REOPEN_EVERY, len(doc))
+            laid_out = _laid_out(pdf, start, end) if reader == "poppler" else [None] * (end - start)
+            pages += [read_page(doc, i, laid_out[i - start]) for i in range(start, end)]
         scanned = [i for i, page in enumerate(pages) if page is None]
         if len(scanned) == len(pages) and not ocr:
             raise PdfError(f"{pdf.name} n'a pas de texte (un scan ?) : relancez avec --ocr pour le lire par OCR")
@@ -124,6 +142,14 @@ def _read_pages(pdf: Path, max_pages: int, ocr: bool) -> tuple[list[str], list, 
     finally:
         doc.close()
     return labels, pages, scanned
+
+
+def _laid_out(pdf: Path, start: int, end: int) -> list:
+    """Poppler's layout of the PDF pages start..end-1; a page it did not give is read from the glyphs."""
+    from indexer.pdf.poppler import poppler_pages
+
+    pages = poppler_pages(pdf, start + 1, end)
+    return pages + [None] * (end - start - len(pages)) if len(pages) <= end - start else pages[:end - start]
 
 
 def _blocks(pages: list, numbers: list[int | None], left_out: Counter) -> list:

@@ -38,6 +38,7 @@ class PageText:
     edges: list[Row] = field(default_factory=list)  # candidate header, footer and page-number rows
     rotation: int = 0
     dropped: set = field(default_factory=set)  # ids of pieces removed as running text or page numbers
+    ordered: bool = False  # the lines' order is final (the reader's own reading order): `finish` keeps it
 
     def fraction(self, line: TextLine) -> tuple[float, float, float, float]:
         """The line's box as fractions of the page image as rendered (rotation applied)."""
@@ -143,7 +144,7 @@ def _row(pieces: list[TextLine], end: str) -> Row:
 def finish(page: PageText) -> PageText:
     """Drop what `numbering` marked (running text, page numbers) and put the rest in reading order."""
     body = [line for line in page.lines if id(line) not in page.dropped]
-    page.lines = _reading_order(body, page.width)
+    page.lines = body if page.ordered else _reading_order(body, page.width)
     page.edges = []
     return page
 
@@ -241,8 +242,20 @@ def _restore_bullets(lines: list[TextLine], marks: list[tuple]) -> None:
                 break
 
 
-def read_page(doc, index: int) -> PageText | None:
-    """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead)."""
+def _place(lines: list[TextLine], table: TextLine, ordered: bool) -> None:
+    """A table among the page's lines: at the end where the order is yet to be found, else before the first
+    line under its top that shares its width."""
+    if ordered:
+        for i, line in enumerate(lines):
+            if line.top >= table.top - 1 and line.x0 < table.x1 and table.x0 < line.x1:
+                lines.insert(i, table)
+                return
+    lines.append(table)
+
+
+def read_page(doc, index: int, laid_out=None) -> PageText | None:
+    """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead). `laid_out`:
+    the page as poppler laid it out (poppler.py), whose words, lines, blocks and order are then the page's."""
     from indexer.pdf.chars import page_chars
     from indexer.pdf.rules import page_links, page_rules
     from indexer.pdf.tables import aligned_tables, ruled_tables
@@ -264,7 +277,15 @@ def read_page(doc, index: int) -> PageText | None:
     w, h = chars.box[2] - chars.box[0], chars.box[3] - chars.box[1]
     # Tables first, from the characters, so that a cell holding a lone number or letter stays in its row.
     tables, rest = ruled_tables(chars.chars, chars.fonts, rules, segments)
-    more, pieces = aligned_tables([line for line in segments(rest, chars.fonts) if line.text])
+    if laid_out is not None and chars.rotation == 0:
+        from indexer.pdf.poppler import join_lone_numbers, text_lines
+
+        more, pieces = aligned_tables(text_lines(laid_out, chars.chars, chars.fonts,
+                                                 [(t.x0, t.top, t.x1, t.bottom) for t in tables]))
+        pieces = join_lone_numbers(pieces)
+    else:
+        laid_out = None
+        more, pieces = aligned_tables([line for line in segments(rest, chars.fonts) if line.text])
     # What cannot be rule text is not kept until the end (a page of music is thousands of glyph pieces):
     # a lone number stays only among the edge rows, where it may be the page's.
     lines = [line for line in pieces if line.text.isdigit() or reads_as_text(line.text, numbers_too=True)]
@@ -277,8 +298,10 @@ def read_page(doc, index: int) -> PageText | None:
         line.link = any(x0 <= line.x0 + 1 and line.x1 - 1 <= x1 and top <= (line.top + line.bottom) / 2 <= bottom
                         for x0, top, x1, bottom in links)
     _restore_bullets(lines, rules.marks if rules else [])
-    lines += [table_line(table) for table in tables + more]
+    for table in map(table_line, tables + more):
+        _place(lines, table, ordered=laid_out is not None)
     page = split_page(index, w, h, lines, chars.rotation)
+    page.ordered = laid_out is not None
     edges = {id(piece) for row in page.edges for piece in row.pieces}
     page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit() or line.beside]
     return page

@@ -30,6 +30,7 @@ class TextLine:
     column: int = 0  # 0 full width or single column, 1 left, 2 right
     cells: int = 1  # pieces separated by wide gaps on the row (a table row when > 1)
     para: tuple | None = None  # OCR only: tesseract's (block, paragraph), a better guide than line gaps
+    block: int | None = None  # poppler's text block (poppler.py): lines of two blocks are two paragraphs
     baseline: float = 0.0
     table: object = None  # a tables.Table this line stands for (its text: the cells, for classification)
     link: bool = False  # the line is a link of its own (an entry of a table of contents, a link back)

@@ -54,14 +54,16 @@ class _Styles:
     def kind(self, line: TextLine, alone: bool = True) -> tuple[str, int]:
         size = round(line.size * 2) / 2
         # OCR: a title is a paragraph of its own in tesseract's layout, not a line of a longer one.
-        title = (reads_as_text(line.text) and not NOT_A_TITLE.search(line.text) and alone
-                 and not CAPTION.match(line.text))
+        reads = reads_as_text(line.text) and not NOT_A_TITLE.search(line.text) and not CAPTION.match(line.text)
+        title = reads and alone
         # A large title wrapped after a comma ("Sentinelles d'Orage, / l'application de table") is one.
         wrapped = line.text.endswith(",") and size not in self.bold_only and reads_as_text(line.text) and alone
         if (size in self.levels and (line.bold or size not in self.bold_only) and (title or wrapped)
                 and not AUTHOR.search(line.text)):
             return "h", self.levels[size]
-        if (line.bold and abs(line.size - self.body) < 0.6 and len(line.text) <= 60 and title
+        # A bold line of the text's size opens the poppler block it titles (a step's name over its text).
+        if (line.bold and abs(line.size - self.body) < 0.6 and len(line.text) <= 60
+                and (title or (reads and line.block is not None))
                 and not ENDS_SENTENCE.search(line.text) and SECTION_NUMBER.sub("", line.text)[:1].isupper()
                 and not AUTHOR.search(line.text)):
             return "h", self.bold_level
@@ -87,11 +89,24 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
     if same_flow and last.para is not None and line.para is not None:
         # OCR: tesseract's own paragraphs say which lines go together, whatever their box heights.
         return last.para == line.para and (block.kind != "li" or line.x0 > block._x0 + 1)
+    if last.block is not None and line.block is not None and last.block != line.block:
+        # Poppler's blocks: a new one is a new paragraph, unless a sentence left unfinished goes on there (a
+        # threaded frame, the next column or page).
+        return _goes_on(block, line)
+    if same_flow and last.block is not None and last.block == line.block:
+        # One poppler block: its lines are set together; only an indent or a run-in term starts another inside it
+        # (the page's justified edge is no column's: poppler's order has no columns).
+        return _same_face(block, line) and not _new_block_below(block, line, None, right)
     if not _same_face(block, line):
         return False
     if same_flow:
         return not _new_block_below(block, line, edge, right) and _close_below(block, line, pitch)
     # Over a column or page break: only an unfinished sentence that goes on in lowercase.
+    return _goes_on(block, line)
+
+
+def _goes_on(block: Block, line: TextLine) -> bool:
+    """The block's sentence is unfinished and the line goes on with it in lowercase."""
     return block.kind != "h" and not ENDS_SENTENCE.search(block.text) and line.text[:1].islower()
 
 
@@ -277,8 +292,14 @@ class _Document:
     def of(cls, stream: list[tuple]) -> "_Document":
         styles = _Styles([line for _, _, line in stream if line.table is None])
         return cls(styles, _pitches(stream), _justified(stream, styles.body), _right_edges(stream),
-                   Counter((page.index, line.para) for page, _, line in stream if line.para is not None),
+                   Counter((page.index, _group(line)) for page, _, line in stream if _group(line) is not None),
                    {w.lower() for _, _, line in stream for w in WORD.findall(line.text)})
+
+
+def _group(line: TextLine) -> tuple | None:
+    """The lines the reader set together with this one: tesseract's paragraph, or poppler's block. A title is
+    alone in it (a lead-in set larger opens its paragraph, and is none)."""
+    return line.para if line.para is not None else ("block", line.block) if line.block is not None else None
 
 
 def build_blocks(stream: list[tuple]) -> list[Block]:
@@ -295,9 +316,11 @@ def build_blocks(stream: list[tuple]) -> list[Block]:
 
 def _add_line(blocks: list[Block], document: _Document, page: PageText, number: int, line: TextLine) -> None:
     """The line goes on the last block, or starts a block of its own."""
-    current = blocks[-1] if blocks else None
+    current = _open_paragraph(blocks, line, page.index)
     kind, level, numbered, text = _line_kind(document.styles, document.paragraphs, current, page, line)
-    if current is not None and _continues(current, kind, level, line, page.index,
+    if current is not None and current is not (blocks[-1] if blocks else None):
+        current.text = _joined(current, text, document.vocabulary)  # a paragraph found again (_open_paragraph)
+    elif current is not None and _continues(current, kind, level, line, page.index,
                                           _pitch(document.pitches, line),
                                           document.edges.get((page.index, line.column)),
                                           _right_of(document.rights, current._last_page, current._last)):
@@ -312,6 +335,24 @@ def _add_line(blocks: list[Block], document: _Document, page: PageText, number: 
     current.boxes.append(_box(page, number, line))
 
 
+LOOK_BACK = 8  # blocks searched for the paragraph a line of poppler's next block goes on
+
+
+def _open_paragraph(blocks: list[Block], line: TextLine, page_index: int) -> Block | None:
+    """The block the line may go on: the last one, or, for the first line of a poppler block that goes on an
+    unfinished sentence in lowercase, the nearest paragraph left unfinished before a list or a caption that
+    the reading order put after it (the paragraph at the foot of one column, its end at the top of the next)."""
+    last = blocks[-1] if blocks else None
+    if (last is None or last.kind == "p" or line.block is None or last._last.block == line.block
+            or not line.text[:1].islower()):
+        return last
+    for block in reversed(blocks[-LOOK_BACK:-1]):
+        if (block.kind == "p" and block._last_page in (page_index, page_index - 1) and block._last.block is not None
+                and _goes_on(block, line)):
+            return block
+    return last
+
+
 def _line_kind(styles: _Styles, paragraphs: Counter, current: Block | None, page: PageText,
                line: TextLine) -> tuple[str, int, bool, str]:
     """(kind, heading level, a list item that starts with its number, text): the line's text without its
@@ -320,7 +361,7 @@ def _line_kind(styles: _Styles, paragraphs: Counter, current: Block | None, page
     if text.endswith("\u00ad"):
         text = text[:-1] + "-"
     text = text.replace("\u00ad", "")
-    kind, level = styles.kind(line, line.para is None or paragraphs[(page.index, line.para)] == 1)
+    kind, level = styles.kind(line, _group(line) is None or paragraphs[(page.index, _group(line))] == 1)
     numbered = kind == "li" and not BULLET.match(text)
     if kind == "li" and (DASH.match(text) or numbered) and _dash_goes_on(current, line, page.index):
         kind = "p"

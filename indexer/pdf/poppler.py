@@ -1,0 +1,410 @@
+"""A page's lines from poppler's own layout analysis (`pdftotext -bbox-layout`, Debian's poppler-utils, run as a
+separate program: poppler is GPL), with the faces from pdfium's characters.
+
+Poppler builds words from glyphs the way professional typesetting needs (tracking, kerning, justified spacing,
+ligatures), and groups them into lines, blocks and flows in reading order (threaded text frames, columns, text
+wrapped around pictures). What it does not give, each word's size and weight, comes from the pdfium characters
+its box holds; tables ruled on the page are still read from those characters (tables.py). Each line carries its
+poppler block (`para`), which says which lines are one paragraph, and the page's order is final.
+"""
+
+import re
+import shutil
+import subprocess
+import unicodedata
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer.errors import PdfError
+from indexer.pdf.lines import TextLine, _median
+from indexer.pdf.text import normalise
+
+TIMEOUT = 300  # seconds for one chunk of pages
+DROP_CAP = 1.8  # a lone capital this many times the height of the line beside it is an initial
+
+
+@dataclass
+class Word:
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+@dataclass
+class Line:
+    words: list[Word]
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+@dataclass
+class Block:
+    lines: list[Line]
+    flow: int
+
+
+@dataclass
+class Page:
+    width: float
+    height: float
+    blocks: list[Block] = field(default_factory=list)
+
+
+def available() -> bool:
+    return shutil.which("pdftotext") is not None
+
+
+def _box(el) -> tuple[float, float, float, float]:
+    return tuple(float(el.get(k, 0)) for k in ("xMin", "yMin", "xMax", "yMax"))
+
+
+def poppler_pages(pdf: Path, first: int, last: int) -> list[Page]:
+    """Pages first..last (1-based, inclusive) as poppler lays them out, in its reading order."""
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        raise PdfError("pdftotext est introuvable : installez poppler-utils (make pdf-deps)")
+    try:
+        run = subprocess.run([exe, "-q", "-cropbox", "-bbox-layout", "-enc", "UTF-8", "-f", str(first), "-l", str(last),
+                              str(pdf), "-"], capture_output=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise PdfError(f"{Path(pdf).name} : pdftotext n'a pas fini en {TIMEOUT} s") from None
+    if run.returncode != 0:
+        raise PdfError(f"{Path(pdf).name} : pdftotext a échoué (code {run.returncode})")
+    return parse_bbox_layout(run.stdout)
+
+
+def parse_bbox_layout(xhtml: bytes) -> list[Page]:
+    """pdftotext's -bbox-layout XHTML -> pages of flows, blocks, lines and words (points, top-down)."""
+    # Characters XML forbids (a glyph mapped to a control code) would stop the parser: they carry no text.
+    xhtml = CONTROLS.sub(b"", xhtml)
+    try:
+        root = ET.fromstring(xhtml)
+    except ET.ParseError as exc:
+        raise PdfError(f"sortie de pdftotext illisible ({exc})") from None
+    pages = []
+    for page_el in root.iter():
+        if _tag(page_el) != "page":
+            continue
+        page = Page(float(page_el.get("width", 0)), float(page_el.get("height", 0)))
+        for f, flow in enumerate(el for el in page_el if _tag(el) == "flow"):
+            for block_el in (el for el in flow if _tag(el) == "block"):
+                lines = []
+                for line_el in (el for el in block_el if _tag(el) == "line"):
+                    words = [Word(w.text, *_box(w)) for w in line_el if _tag(w) == "word" and _letters(w.text)]
+                    if words:  # the line's box is its words' (what poppler writes, and all that is read)
+                        lines.append(Line(words, min(w.x0 for w in words), min(w.top for w in words),
+                                          max(w.x1 for w in words), max(w.bottom for w in words)))
+                lines = _one_per_baseline(lines)
+                if lines:
+                    page.blocks.append(Block(lines, f))
+        split_rivers(page)
+        rejoin_rows(page)
+        pages.append(page)
+    return pages
+
+
+RIVER_ROWS = 4  # consecutive lines a white gap runs down at one place to be a gutter (lines.py's rule)
+RIVER_GAP = 0.5  # line heights (0.6 font sizes): a narrower gap is a word space
+
+
+def split_rivers(page: Page) -> None:
+    """Two columns set close together that poppler read as one (LaTeX's multicol, 10 points apart): a white gap
+    running down RIVER_ROWS rows of the page or more at one place, with words on both sides, cuts the blocks
+    whose lines cross it there, the left column read first. A word across that place (a title over both) leaves
+    its block whole."""
+    import numpy as np
+
+    rows: dict[int, list[Word]] = {}
+    heights: dict[int, float] = {}
+    for block in page.blocks:
+        for line in block.lines:
+            key = round(line.bottom)
+            rows.setdefault(key, []).extend(line.words)
+            heights[key] = line.bottom - line.top
+    width = int(page.width) + 2
+    if len(rows) < RIVER_ROWS or width < 3:
+        return
+    white = np.zeros((len(rows), width), dtype=bool)  # row r is white at x inside a wide gap between two words
+    for r, key in enumerate(sorted(rows)):
+        words = sorted(rows[key], key=lambda w: w.x0)
+        for a, b in zip(words, words[1:]):
+            if b.x0 - a.x1 >= RIVER_GAP * heights[key]:
+                white[r, max(int(a.x1) + 1, 0):max(int(b.x0), 0)] = True
+    run, best = np.zeros(width, dtype=int), np.zeros(width, dtype=int)
+    for row in white:
+        run = np.where(row, run + 1, 0)
+        best = np.maximum(best, run)
+    river = best >= RIVER_ROWS
+    # One cut in the middle of each stretch of river.
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], river.astype(int), [0]))))
+    cuts = [(start + stop - 1) / 2 for start, stop in zip(edges[::2], edges[1::2])]
+    if cuts:
+        page.blocks = [part for block in page.blocks for part in _cut_all(block, cuts)]
+
+
+def _cut_all(block: Block, cuts: list[float]) -> list[Block]:
+    x0 = min(line.x0 for line in block.lines)
+    x1 = max(line.x1 for line in block.lines)
+    inside = [x for x in cuts if x0 < x < x1]
+    if not inside:
+        return [block]
+    parts = _cut(block, inside[0])
+    if len(parts) == 1:
+        return _cut_all(block, inside[1:]) if len(inside) > 1 else parts
+    return [piece for part in parts for piece in _cut_all(part, inside[1:])]
+
+
+def _cut(block: Block, x: float) -> list[Block]:
+    words = [w for line in block.lines for w in line.words]
+    if any(w.x0 < x < w.x1 for w in words) or all(w.x1 <= x for w in words) or all(w.x0 >= x for w in words):
+        return [block]
+    halves = ([Line(ws, ws[0].x0, line.top, ws[-1].x1, line.bottom) for line in block.lines
+               if (ws := [w for w in line.words if (w.x1 <= x) == left])] for left in (True, False))
+    return [Block(half, block.flow) for half in halves if half]
+
+
+ROW_GAP = 1.7  # line heights (about two font sizes): a wider gap on one baseline separates columns or cells
+
+
+def rejoin_rows(page: Page) -> None:
+    """A loosely justified line that poppler cut at its widest word gaps into one-word blocks ("deux" | "points" |
+    "à" | "la") is one line again: a one-line block on the baseline of a line ending just left of it joins that
+    line. A gap of two font sizes or more stays a gutter or a table's cell, as in lines.py."""
+    ends: list[Line] = []  # every line, to find the one a piece goes on
+    kept = []
+    for block in page.blocks:
+        if len(block.lines) == 1:
+            piece = block.lines[0]
+            height = piece.bottom - piece.top
+            left = [line for line in ends if abs(line.bottom - piece.bottom) < 0.2 * height
+                    and abs((line.bottom - line.top) - height) < 0.2 * height
+                    and -0.5 * height <= piece.x0 - line.x1 < ROW_GAP * height]
+            if left:
+                line = max(left, key=lambda line: line.x1)
+                line.words = _touching_joined(sorted(line.words + piece.words, key=lambda w: w.x0), height)
+                line.x1 = max(line.x1, piece.x1)
+                continue
+        ends += block.lines
+        kept.append(block)
+    page.blocks = kept
+
+
+CONTROLS = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+SPACING_ACCENTS = set("´`ˆ^¨˜~¸ˇ˘˙˚¯˛˝")
+
+
+def _letters(text: str | None) -> bool:
+    """A word with something to read: not empty, not an accent drawn apart (TeX's "ˆ" over "o"; pdfium's
+    characters put it back on its letter, `_spelt`)."""
+    return bool(text and text.strip() and not set(text.strip()) <= SPACING_ACCENTS)
+
+
+def _one_per_baseline(lines: list[Line]) -> list[Line]:
+    """Lines of one block on one baseline are one line (poppler cuts a line where a glyph drawn apart, an
+    accent, overlaps its neighbours)."""
+    out: list[Line] = []
+    for line in lines:
+        height = line.bottom - line.top
+        same = next((o for o in out if abs(o.bottom - line.bottom) < 0.2 * height), None)
+        if same is None:
+            out.append(line)
+            continue
+        same.words = sorted(same.words + line.words, key=lambda w: w.x0)
+        same.x0, same.x1 = min(same.x0, line.x0), max(same.x1, line.x1)
+    for line in out:
+        line.words = _touching_joined(line.words, line.bottom - line.top)
+    return out
+
+
+def _tag(el) -> str:
+    return el.tag.rsplit("}", 1)[-1]
+
+
+class _Faces:
+    """The pdfium characters of a page, found by the box that holds their centre: a line's by its height, then
+    each of its words' by its width."""
+
+    def __init__(self, chars, fonts):
+        import numpy as np
+
+        self.fonts = fonts
+        self.chars = sorted(chars, key=lambda c: c.top + c.bottom)
+        self.cy = np.array([(c.top + c.bottom) / 2 for c in self.chars])
+        self.cx = np.array([(c.x0 + c.x1) / 2 for c in self.chars])
+
+    def words(self, line: "Line", words: list[Word]) -> list[list]:
+        import numpy as np
+
+        lo, hi = np.searchsorted(self.cy, line.top - 0.5), np.searchsorted(self.cy, line.bottom + 0.5, "right")
+        xs = self.cx[lo:hi]
+        order = np.argsort(xs, kind="stable")
+        xs, index = xs[order], order + lo
+        out = []
+        for w in words:
+            a, b = np.searchsorted(xs, w.x0 - 0.5), np.searchsorted(xs, w.x1 + 0.5, "right")
+            out.append([self.chars[i] for i in index[a:b]])
+        return out
+
+    def bold(self, chars) -> bool:
+        letters = [c for c in chars if c.text.isalnum()] or chars
+        return bool(letters) and sum(self.fonts[c.font].bold for c in letters) > len(letters) / 2
+
+
+def text_lines(page: Page, chars, fonts, skip=()) -> list[TextLine]:
+    """The page's lines as the import's TextLines: size and weight from the characters each word holds, its
+    poppler block as `para`. `skip`: boxes (x0, top, x1, bottom) whose words are read otherwise (tables)."""
+    faces = _Faces(chars, fonts)
+    out = []
+    for b, block in enumerate(page.blocks):
+        for line in block.lines:
+            words = _touching_joined([w for w in line.words if not any(_centre_in(w, box) for box in skip)],
+                                     line.bottom - line.top)
+            if not words:
+                continue
+            held = faces.words(line, words)
+            cap = _initial(words, held)
+            every = [c for cs in held for c in cs]
+            top, bottom = line.top, line.bottom
+            if cap is not None:
+                out.append(cap)
+                if not words:
+                    continue
+                top, bottom = min(c.top for c in every), max(c.bottom for c in every)
+            face = _text_face(every)
+            size = _median(c.size for c in face) if face else (line.bottom - line.top) / 1.2
+            baseline = _median(c.baseline for c in every) if every else line.bottom - 0.2 * (line.bottom - line.top)
+            bold = faces.bold(face)
+            lead = 0
+            if not bold:
+                for w, cs in zip(words, held):
+                    if not cs or not faces.bold(cs):
+                        break
+                    lead += len(w.text) + 1
+            text = " ".join(_spelt(w, cs) for w, cs in zip(words, held))
+            out.append(TextLine(_bullet_apart(normalise(text)), min(w.x0 for w in words), top,
+                                max(w.x1 for w in words), bottom, round(size, 2), bold, block=b,
+                                baseline=baseline, lead_bold=lead))
+    return join_drop_caps(out)
+
+
+TOUCHING = 0.05  # of the line's height: words closer than this are one (poppler cut "72" at an empty glyph)
+BULLETS = "•▪●■◦‣➢►✓"
+
+
+def _touching_joined(words: list[Word], height: float) -> list[Word]:
+    out: list[Word] = []
+    for w in words:
+        if out and w.x0 - out[-1].x1 < TOUCHING * height and w.x0 > out[-1].x0:
+            last = out[-1]
+            out[-1] = Word(last.text + w.text, last.x0, min(last.top, w.top), max(last.x1, w.x1), max(last.bottom, w.bottom))
+        else:
+            out.append(w)
+    return out
+
+
+def _bullet_apart(text: str) -> str:
+    """A bullet set tight against its item's first word ("•The") opens a list item all the same."""
+    return f"{text[0]} {text[1:]}" if len(text) > 1 and text[0] in BULLETS and text[1].isalnum() else text
+
+
+def _folded(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c) and not c.isspace())
+
+
+def _spelt(word: Word, chars) -> str:
+    """The word as pdfium's characters spell it where they are its letters with more accents: an accent drawn as
+    a glyph of its own (TeX) is composed there (chars.py), poppler leaves it out ("materiel")."""
+    if not chars or not any(unicodedata.combining(c) for c in unicodedata.normalize("NFD", "".join(x.text for x in chars))):
+        return word.text
+    spelt = "".join(c.text for c in sorted(chars, key=lambda c: c.x0))
+    return spelt if _folded(spelt) == _folded(word.text) else word.text
+
+
+def join_lone_numbers(lines: list[TextLine]) -> list[TextLine]:
+    """A lone number on the baseline of a line to its left goes on that line as its last cell (an entry of a
+    table of contents or a list of tables, its page number set far right), as the glyphs' rows have it."""
+    out: list[TextLine] = []
+    for line in lines:
+        if line.text.isdigit() and len(line.text) <= 4:
+            left = [o for o in out if o.table is None and not o.text.isdigit() and o.x1 < line.x0
+                    and abs(o.baseline - line.baseline) < 0.3 * max(line.size, 1)]
+            if left:
+                row = max(left, key=lambda o: o.x1)
+                row.text, row.x1, row.cells = f"{row.text} {line.text}", line.x1, row.cells + 1
+                continue
+        out.append(line)
+    return out
+
+
+def _centre_in(w: Word, box) -> bool:
+    cx, cy = (w.x0 + w.x1) / 2, (w.top + w.bottom) / 2
+    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
+
+
+LEAD_IN = 0.9  # a line's letters this much smaller than its largest are its text, the larger ones a lead-in
+
+
+def _text_face(chars: list) -> list:
+    """The characters that set a line's size and weight: those of its text, not those of a lead-in set larger
+    ("Quand plus personne ne peut jouer," in 12.5 points bold, then the sentence in 10) that opens it; a line
+    so set is a paragraph's first line, not a heading."""
+    letters = [c for c in chars if c.text.isalnum()]
+    if not letters:
+        return chars
+    largest = max(c.size for c in letters)
+    text = [c for c in letters if c.size < LEAD_IN * largest]
+    return text if len(text) >= 0.2 * len(letters) else chars
+
+
+def _initial(words: list[Word], held: list[list]) -> TextLine | None:
+    """A drop cap that poppler set in a line beside it ("Ujoueur", or "U" before "joueur"): a capital opening the
+    line in a font DROP_CAP times the size of the rest, taken out of the line as a line of its own."""
+    first = sorted(held[0], key=lambda c: c.x0)
+    rest = first[1:] + [c for cs in held[1:] for c in cs]
+    if not first or not rest or not (first[0].text.isalpha() and first[0].text.isupper()):
+        return None
+    c = first[0]
+    if c.size < DROP_CAP * _median(x.size for x in rest) or not words[0].text.startswith(c.text):
+        return None
+    words[0].text = words[0].text[len(c.text):]
+    held[0] = first[1:]
+    if not words[0].text:
+        del words[0], held[0]
+    else:
+        words[0].x0 = first[1].x0 if len(first) > 1 else words[0].x0
+    return TextLine(c.text, c.x0, c.top, c.x1, c.bottom, round(c.size, 2), False, baseline=c.baseline)
+
+
+def join_drop_caps(lines: list[TextLine]) -> list[TextLine]:
+    """A drop cap (a lone capital set large beside the first lines of its paragraph) goes back into its word:
+    "U" + "ne chaude brise" -> "Une chaude brise"."""
+    out = []
+    for line in lines:
+        if len(line.text) == 1 and line.text.isalpha() and line.text.isupper():
+            word = _capped(line, lines)
+            if word is not None:
+                word.text = line.text + word.text
+                word.x0 = line.x0
+                continue
+        out.append(line)
+    return out
+
+
+def _capped(cap: TextLine, lines: list[TextLine]) -> TextLine | None:
+    """The line a drop cap opens: the first one to its right, starting within its height, a larger cap."""
+    height = cap.bottom - cap.top
+    best = None
+    for line in lines:
+        if line is cap or len(line.text) < 2:
+            continue
+        tall = line.bottom - line.top
+        if (height >= DROP_CAP * tall and cap.top - 1.2 * tall <= line.top <= cap.top + 0.6 * height
+                and 0 <= line.x0 - cap.x1 <= max(tall, 0.3 * height)):
+            if best is None or line.top < best.top:
+                best = line
+    return best
