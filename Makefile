@@ -7,7 +7,7 @@ CLUSTER_STAMP := $(VENV)/.cluster-stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-bench-deps structure-bench-deps realdocs-bench cluster-deps index model gemma-model train train-judge calibrate eval-report
+.PHONY: install serve test check lint browser-deps db-deps ocr-deps pdf-deps pdf-bench-deps publishers-bench structure-bench-deps realdocs-bench cluster-deps index model gemma-model train train-judge calibrate eval-report
 
 # torch first and pinned: the CPU build on disk. An unpinned torch would pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -50,7 +50,7 @@ index: install
 	$(BIN)/rulesqa index
 
 # Builds the model and the index on first start when they are missing.
-serve: install
+serve: install pdf-deps
 	$(BIN)/rulesqa serve --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
 
 # Debian's chromium for the Playwright browser tests (no browser download), and axe-core (pinned in
@@ -73,10 +73,20 @@ db-deps:
 ocr-deps:
 	@command -v tesseract >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-fra >/dev/null; }
 
-# Debian's poppler-utils: pdftotext is the reference of benchmarks/bench_import_real.py, and the import tests
-# check every line they write against it (tests/indexer/pdf/test_structure.py).
-pdf-bench-deps:
+# Debian's poppler-utils: `rulesqa import` reads a PDF's text through poppler's layout analysis (pdftotext
+# -bbox-layout, run as a separate program: poppler is GPL; without it the import falls back to its own glyph
+# grouping, and says so). pdftotext is also the reference of the import benchmarks.
+pdf-deps:
 	@command -v pdftotext >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq poppler-utils >/dev/null; }
+
+pdf-bench-deps: pdf-deps
+
+# The publishers' rulebooks (issue 42, docs/IMPORT.md): the cache (var/publishers/, never committed) checked against
+# eval/publishers/manifest.json, filled first from PUBLISHERS_FROM=DIR when given, then every rulebook imported by
+# each text layer and scored against the text gold; the table is written to var/publishers-bench.md.
+publishers-bench: install pdf-deps
+	$(BIN)/python -m benchmarks.publishers.cache $(if $(PUBLISHERS_FROM),--from $(PUBLISHERS_FROM))
+	$(BIN)/python -m benchmarks.bench_import_publishers | tee var/publishers-bench.md
 
 # The producers of benchmarks/bench_import_structure.py, all Debian's: LibreOffice Writer (with the Liberation
 # fonts and Word's metric-compatible ones), Chromium, pdfLaTeX with French (babel, lmodern, makeindex), pandoc,
@@ -109,7 +119,7 @@ lint: install
 	$(BIN)/lint-imports --no-cache
 
 # The whole suite, real model and browser included: what CI runs (.ci/run).
-test: lint browser-deps db-deps ocr-deps pdf-bench-deps cluster-deps gemma-model
+test: lint browser-deps db-deps ocr-deps pdf-deps cluster-deps gemma-model
 	$(BIN)/python -m pytest
 
 # The inner loop: lint and every test that needs neither the real model, a browser nor a Ray cluster.

@@ -9,6 +9,8 @@ from pathlib import Path
 from eval.errors import EvalError
 from eval.gold import SPLITS, GoldQuestion
 from eval.new_games import SPLIT as NEW_GAMES
+from eval.publishers import SPLITS as PUBLISHERS
+from eval.publishers import TEXTS as PUBLISHERS_TEXTS
 from service.engine.limits import MODES
 
 # Test and new-games together, for a decision between two indexes that holds beyond one set of games.
@@ -31,6 +33,7 @@ class EvalRequest:
     report: Path | None = None
     index_dir: Path | None = None
     model: str | None = None
+    publishers_text: str = "import"  # how the publishers' rulebooks are read (eval.publishers.TEXTS)
 
     @property
     def workflow(self) -> str:
@@ -52,15 +55,20 @@ class EvalRequest:
                 raise EvalError(message)
 
     def _refusals(self) -> list[tuple[bool, str]]:
-        new_games = self.split == NEW_GAMES
+        new_games = self.split in (NEW_GAMES, *PUBLISHERS)
         return [
             (self.split == POOLED and self.compare_index is None,
              "--split pooled (test et new-games ensemble) ne vaut qu'avec --compare-index"),
-            (self.split not in (*SPLITS, NEW_GAMES, POOLED),
-             f"split inconnu « {self.split} » (dev, test ou {NEW_GAMES} ; pooled avec --compare-index)"),
+            (self.split not in (*SPLITS, NEW_GAMES, *PUBLISHERS, POOLED),
+             f"split inconnu « {self.split} » (dev, test, {NEW_GAMES}, {' ou '.join(PUBLISHERS)} ; "
+             "pooled avec --compare-index)"),
             (new_games and bool(self.questions or self.calibrate or self.compare_adapt or self.leave_one_game_out),
-             f"--split {NEW_GAMES} mesure les jeux de validation : sans --questions, --calibrate, --compare-adapt "
+             f"--split {self.split} mesure des jeux hors corpus : sans --questions, --calibrate, --compare-adapt "
              "ni --leave-one-game-out"),
+            (self.publishers_text not in PUBLISHERS_TEXTS,
+             f"--publishers-text inconnu « {self.publishers_text} » ({', '.join(PUBLISHERS_TEXTS)})"),
+            (self.publishers_text != "import" and self.split not in PUBLISHERS,
+             "--publishers-text ne vaut qu'avec --split publishers-dev ou publishers-test"),
             (self.mode not in (*MODES, ALL_MODES), f"mode inconnu « {self.mode} » ({', '.join(MODES)} ou all)"),
             (self.compare_adapt and bool(self.calibrate or self.model or self.leave_one_game_out),
              "--compare-adapt compare les deux modèles e5 : sans --calibrate, --model ni --leave-one-game-out"),
@@ -73,6 +81,6 @@ class EvalRequest:
         index, eval/systems.py) and for pooled splits (each loaded in turn)."""
         from eval.gold import load_questions
 
-        if self.split in (NEW_GAMES, POOLED):
+        if self.split in (NEW_GAMES, *PUBLISHERS, POOLED):
             return None
         return load_questions(self.questions or self.split)

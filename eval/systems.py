@@ -9,6 +9,7 @@ from pathlib import Path
 
 from eval.gold import GoldQuestion
 from eval.new_games import SPLIT as NEW_GAMES
+from eval.publishers import SPLITS as PUBLISHERS
 from eval.request import EvalRequest
 
 
@@ -42,9 +43,9 @@ def served(request: EvalRequest, gold: list[GoldQuestion] | None) -> Served:
 
     conf, embedder, judge = served_models(request.index_dir, request.model, request.reranker)
     calibration = None
-    if request.split == NEW_GAMES:
+    if request.split in (NEW_GAMES, *PUBLISHERS):
         calibration = load_calibration(embedder.model_id, conf.index_dir)
-        conf, gold = new_games_index(conf, embedder)
+        conf, gold = side_index(conf, embedder, request.split, text=request.publishers_text)
     data = store.load(conf.index_dir)
     answerer = build_answerer(conf, data=data, embedder=embedder, reranker=None, calibration=calibration)
     judged = build_answerer(conf, data=data, embedder=embedder, reranker=judge) if judge else None
@@ -60,20 +61,26 @@ def index_system(conf, folder: Path, split: str):
     embedder = here.index_embedder()
     calibration = load_calibration(embedder.model_id, folder)
     asked = None
-    if split == NEW_GAMES:
-        here, asked = new_games_index(here, embedder, folder.name)
+    if split in (NEW_GAMES, *PUBLISHERS):
+        here, asked = side_index(here, embedder, split, folder.name)
     return embedder.model_id, build_answerer(here, embedder=embedder, reranker=None, calibration=calibration), asked
 
 
-def new_games_index(conf, embedder, name: str = "index"):
-    """(settings over the new games' index, their questions): the index built (or brought up to date) beside
-    the served one, with the same model."""
+def side_index(conf, embedder, split: str, name: str = "index", text: str = "import"):
+    """(settings over the index of a split's own games, their questions): the new games', or the publishers'
+    rulebooks imported; built (or brought up to date) beside the served index, with the same model."""
     from eval.gold import load_questions
-    from eval.new_games import materialize
     from indexer.build import build_index
 
-    work = Path(conf.index_dir).parent / "eval-new-games"
-    corpus, questions = materialize(work)
+    work = Path(conf.index_dir).parent / (f"eval-{split}" if text == "import" else f"eval-{split}-{text}")
+    if split == NEW_GAMES:
+        from eval.new_games import materialize
+
+        corpus, questions = materialize(work)
+    else:
+        from eval.publishers import materialize
+
+        corpus, questions = materialize(work, split, text=text)
     build_index(corpus, work / name, embedder, progress=False)
     return (conf.model_copy(update={"index_dir": work / name, "corpus_dir": corpus}),
-            load_questions(questions, split=NEW_GAMES))
+            load_questions(questions, split=split))

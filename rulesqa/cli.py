@@ -237,8 +237,14 @@ def serve(
 def evaluate(
     questions: Optional[Path] = typer.Option(None, "--questions", help="Fichier JSONL de questions (défaut : le split)."),
     split: str = typer.Option("test", "--split", help="dev (réglages), test (chiffres publiés), new-games (les "
-                              "jeux de validation du corpus d'entraînement, jamais appris) ou, avec --compare-index, "
-                              "pooled (test et new-games ensemble, tests appariés sur toutes leurs questions)."),
+                              "jeux de validation du corpus d'entraînement, jamais appris), publishers-dev ou "
+                              "publishers-test (les livrets des éditeurs importés, eval/publishers) ou, avec "
+                              "--compare-index, pooled (test et new-games ensemble, tests appariés sur toutes leurs "
+                              "questions)."),
+    publishers_text: str = typer.Option(
+        "import", "--publishers-text", help="Lecture des livrets des éditeurs : import (rulesqa import), "
+        "glyphs (rulesqa import --reader glyphs) ou reference (chaque page lue par pdftotext, coupée aux lignes "
+        "vides)."),
     mode: str = typer.Option("all", "--mode", help="dense, lexical, hybrid ou all."),
     as_json: bool = typer.Option(False, "--json", help="Métriques en JSON."),
     report: Optional[Path] = typer.Option(None, "--report", help="Écrire un rapport Markdown + graphiques ici."),
@@ -271,7 +277,7 @@ def evaluate(
     request = EvalRequest(split=split, mode=mode, questions=questions, calibrate=calibrate,
                           leave_one_game_out=leave_one_game_out, ablation=ablation, reranker=reranker,
                           compare_adapt=compare_adapt, compare_index=compare_index, outcomes=outcomes, report=report,
-                          index_dir=index_dir, model=model)
+                          index_dir=index_dir, model=model, publishers_text=publishers_text)
     echo_all(*eval_output(request.workflow, run_workflow(request), as_json))
 
 
