@@ -74,15 +74,18 @@ def _font(raw, handle) -> Font:
                 bool(_MONO.search(name)) or bool(flags & FIXED_PITCH))
 
 
-def _scale(raw, textpage, k: int) -> float:
-    """How much the text matrix scales the character's font size: InDesign sets text at 1 point and scales it by
-    the matrix, where pdfium's font size is the 1 point (the glyphs' spacing then read against 1 point cuts every
-    word, and every line looks a paragraph apart)."""
+def _matrix(raw, textpage, k: int) -> tuple[float, float] | None:
+    """(how much the character's matrix scales its font size across its baseline, the baseline's angle), or None.
+    InDesign sets text at 1 point and scales it by the matrix, where pdfium's font size is the 1 point (the glyphs'
+    spacing then read against 1 point cuts every word, and every line looks a paragraph apart); a slanted
+    (synthetic italic) face skews the matrix, which pdfium's character angle counts as a turn."""
     m = raw.FS_MATRIX()
     if not raw.FPDFText_GetMatrix(textpage, k, ctypes.byref(m)):
-        return 1.0
-    scale = math.hypot(m.c, m.d)
-    return scale if scale > 0 else 1.0
+        return None
+    along = math.hypot(m.a, m.b)
+    if along <= 0:
+        return None
+    return abs(m.a * m.d - m.b * m.c) / along or 1.0, math.atan2(m.b, m.a)
 
 
 _FAST: dict = {}
@@ -109,8 +112,13 @@ def _fast():
     return _FAST
 
 
-def page_chars(page) -> PageChars:
-    """The upright, visible characters of a pypdfium2 page, in content order, accents composed."""
+UPRIGHT = 0.02  # radians: a character turned further is no text line's (a label in the artwork)
+
+
+def page_chars(page, tilt: float = UPRIGHT) -> PageChars:
+    """The upright, visible characters of a pypdfium2 page, in content order, accents composed. `tilt`: the turn
+    a character may have and still count as upright (a reader that builds lines itself, as poppler does, reads a
+    text box set at a slight angle)."""
     import pypdfium2.raw as raw
 
     # The visible box as pdfium renders it (inherited boxes resolved; get_cropbox() falls back to letter).
@@ -148,11 +156,12 @@ def page_chars(page) -> PageChars:
                 if hkey not in by_handle:
                     by_handle[hkey] = len(fonts)
                     fonts.append(_font(raw, handle) if hkey else Font("", False, False, False))
-                angle = char_angle(tp, k)
-                upright = angle < 0 or min(angle, 2 * math.pi - angle) < 0.02  # -1: pdfium could not tell
+                matrix = _matrix(raw, textpage.raw, k)
+                angle = matrix[1] % (2 * math.pi) if matrix else char_angle(tp, k)
+                upright = angle < 0 or min(angle, 2 * math.pi - angle) < tilt  # -1: pdfium could not tell
                 loose(tp, k, rect_p)
                 origin(tp, k, ox_p, oy_p)
-                size, height = font_size(tp, k) * _scale(raw, textpage.raw, k), rect.top - rect.bottom
+                size, height = font_size(tp, k) * (matrix[0] if matrix else 1.0), rect.top - rect.bottom
                 # A font's ascent to descent: one height for every glyph, one distance from the box's
                 # bottom to the baseline. Where a font's ascent and descent are unknown (LibreOffice writes
                 # them as 0), pdfium's box is each glyph's ink instead, lower for p, q, g: each glyph's own

@@ -15,6 +15,7 @@ from indexer.pdf.text import BULLET, LEADER, normalise, reads_as_text
 EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
 EDGE_ROWS = 2  # rows at each end that may be running text or carry the page number
 SIDE_ZONE = 0.12  # share of the width, left and right, where a lone page number may sit
+TILT = 0.2  # radians (11°): a text box set at a slight angle, that poppler reads as lines, is still text
 
 
 @dataclass
@@ -256,7 +257,7 @@ def _place(lines: list[TextLine], table: TextLine, ordered: bool) -> None:
 def read_page(doc, index: int, laid_out=None) -> PageText | None:
     """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead). `laid_out`:
     the page as poppler laid it out (poppler.py), whose words, lines, blocks and order are then the page's."""
-    from indexer.pdf.chars import page_chars
+    from indexer.pdf.chars import UPRIGHT, page_chars
     from indexer.pdf.rules import page_links, page_rules
     from indexer.pdf.tables import aligned_tables, ruled_tables
 
@@ -265,7 +266,7 @@ def read_page(doc, index: int, laid_out=None) -> PageText | None:
     except Exception:  # pdfium on a damaged page tree (its message is English)
         raise PdfError(f"la page {index + 1} du PDF est illisible ou endommagée") from None
     try:
-        chars = page_chars(page)
+        chars = page_chars(page, TILT if laid_out is not None else UPRIGHT)
         rules = page_rules(page, chars.box) if chars.chars else None
         links = page_links(page, chars.box) if chars.chars else []
     except Exception:
@@ -297,6 +298,10 @@ def read_page(doc, index: int, laid_out=None) -> PageText | None:
     for line in lines:
         line.link = any(x0 <= line.x0 + 1 and line.x1 - 1 <= x1 and top <= (line.top + line.bottom) / 2 <= bottom
                         for x0, top, x1, bottom in links)
+    if laid_out is not None:
+        from indexer.pdf.poppler import join_cell_rows, join_link_rows
+
+        lines = join_cell_rows(join_link_rows(lines))
     _restore_bullets(lines, rules.marks if rules else [])
     for table in map(table_line, tables + more):
         _place(lines, table, ordered=laid_out is not None)

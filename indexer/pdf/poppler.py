@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import unicodedata
+from collections import Counter
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +105,7 @@ def parse_bbox_layout(xhtml: bytes) -> list[Page]:
                     page.blocks.append(Block(lines, f))
         split_rivers(page)
         rejoin_rows(page)
+        defer_continuations(page)
         pages.append(page)
     return pages
 
@@ -166,6 +168,36 @@ def _cut(block: Block, x: float) -> list[Block]:
     halves = ([Line(ws, ws[0].x0, line.top, ws[-1].x1, line.bottom) for line in block.lines
                if (ws := [w for w in line.words if (w.x1 <= x) == left])] for left in (True, False))
     return [Block(half, block.flow) for half in halves if half]
+
+
+ENDS = tuple(".!?:…»\")")
+
+
+def defer_continuations(page: Page) -> None:
+    """A column's top block that goes on a sentence left unfinished at the foot of the column to its left
+    ("autrement." over the next column, read by poppler before it): moved after that paragraph."""
+    blocks = page.blocks
+    i = 0
+    while i < len(blocks):
+        first = blocks[i].lines[0].words[0].text
+        top, x0 = blocks[i].lines[0].top, min(line.x0 for line in blocks[i].lines)
+        if first[:1].islower() and not (i and _goes_on_into(blocks[i - 1], x0)):
+            for j in range(i + 1, len(blocks)):
+                last = blocks[j].lines[-1]
+                if _goes_on_into(blocks[j], x0) and last.bottom > top:
+                    blocks.insert(j, blocks.pop(i))
+                    break
+            else:
+                i += 1
+            continue
+        i += 1
+
+
+def _goes_on_into(block: Block, x0: float) -> bool:
+    """The block is a paragraph (two lines or more: a title is one) that ends a sentence unfinished, left of x0 (a
+    column before)."""
+    return (len(block.lines) >= 2 and not block.lines[-1].words[-1].text.endswith(ENDS)
+            and max(line.x1 for line in block.lines) <= x0)
 
 
 ROW_GAP = 1.7  # line heights (about two font sizes): a wider gap on one baseline separates columns or cells
@@ -267,6 +299,12 @@ def text_lines(page: Page, chars, fonts, skip=()) -> list[TextLine]:
             if not words:
                 continue
             held = faces.words(line, words)
+            # A word with no upright glyph of pdfium's under it is set along a curve or turned (a label in the
+            # artwork, "Tem" "pête"): no line of the rules.
+            kept = [(w, cs) for w, cs in zip(words, held) if cs]
+            if not kept:
+                continue
+            words, held = [w for w, _ in kept], [cs for _, cs in kept]
             cap = _initial(words, held)
             every = [c for cs in held for c in cs]
             top, bottom = line.top, line.bottom
@@ -333,6 +371,48 @@ def join_lone_numbers(lines: list[TextLine]) -> list[TextLine]:
         if line.text.isdigit() and len(line.text) <= 4:
             left = [o for o in out if o.table is None and not o.text.isdigit() and o.x1 < line.x0
                     and abs(o.baseline - line.baseline) < 0.3 * max(line.size, 1)]
+            if left:
+                row = max(left, key=lambda o: o.x1)
+                row.text, row.x1, row.cells = f"{row.text} {line.text}", line.x1, row.cells + 1
+                continue
+        out.append(line)
+    return out
+
+
+CELL_WORDS = 3  # a piece this short, alone in its poppler block, may be one cell of a row
+ROW_CELLS = 3  # pieces on one baseline that make a row of cells (a bar of links, a table's row)
+
+
+def join_cell_rows(lines: list[TextLine]) -> list[TextLine]:
+    """Three short pieces or more on one baseline, each alone in its poppler block, are one row of cells ("Précédent
+    | Niveau supérieur | Sommaire | Suivant"), as the glyphs' rows have them."""
+    alone = Counter(line.block for line in lines)
+    cells = [line for line in lines if alone[line.block] == 1 and len(line.text.split()) <= CELL_WORDS
+             and line.table is None]
+    rows: list[list[TextLine]] = []
+    for line in sorted(cells, key=lambda line: line.baseline):
+        if rows and abs(rows[-1][0].baseline - line.baseline) < 0.3 * max(line.size, 1):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    gone: set[int] = set()
+    for row in rows:
+        if len(row) >= ROW_CELLS:
+            row.sort(key=lambda line: line.x0)
+            first = row[0]
+            first.text, first.x1, first.cells = " ".join(line.text for line in row), row[-1].x1, len(row)
+            first.link = all(line.link for line in row)
+            gone |= {id(line) for line in row[1:]}
+    return [line for line in lines if id(line) not in gone]
+
+
+def join_link_rows(lines: list[TextLine]) -> list[TextLine]:
+    """Links side by side on one baseline are one row of cells (a web page's bar "Précédent | Sommaire | Suivant"),
+    as the glyphs' rows have them, for navigation to read as one."""
+    out: list[TextLine] = []
+    for line in lines:
+        if line.link:
+            left = [o for o in out if o.link and o.x1 < line.x0 and abs(o.baseline - line.baseline) < 0.3 * max(line.size, 1)]
             if left:
                 row = max(left, key=lambda o: o.x1)
                 row.text, row.x1, row.cells = f"{row.text} {line.text}", line.x1, row.cells + 1
