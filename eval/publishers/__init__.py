@@ -119,12 +119,13 @@ def _read(pdf: Path, corpus: Path, book: Rulebook, text: str) -> dict[int, list[
     if text == "reference":
         return reference_markdown(pdf, corpus, book)
     from indexer.pdf import import_pdf
+    from indexer.pdf.writer import sheet_of
 
     result = import_pdf(pdf, corpus, book.name, book.game, force=True, reader="glyphs" if text == "glyphs" else "auto")
     layout = json.loads(result.layout.read_text("utf-8"))
     printed: dict[int, list[int]] = {}
-    for number, index in layout["pages"].items():
-        printed.setdefault(index, []).append(int(number))
+    for number, where in layout["pages"].items():
+        printed.setdefault(sheet_of(where), []).append(int(number))
     return printed
 
 

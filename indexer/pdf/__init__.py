@@ -53,6 +53,8 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     target = _checked_target(corpus_dir, game_id, title, force)
     reader = reader_name(reader)
     labels, pages, scanned = _read_pages(pdf, max_pages, ocr, reader)
+    sheets = len(pages)
+    labels, pages = _spreads_cut(labels, pages)
     numbering, numbers = number_pages(labels, pages)
     mark_running(pages, numbers)
     pages = [finish(page) if page is not None else None for page in pages]
@@ -61,6 +63,7 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     if not blocks:
         raise PdfError(f"{pdf.name} : aucun texte de règle trouvé sur les pages numérotées")
     card, lexique, todo = _box_facts(pages, numbers, blocks, lexicon_groups)
+    where = [page.where() if page is not None else i for i, page in enumerate(pages)]
     # The pages' lines are no longer needed: released before the Markdown is written and read back.
     del pages
     for block in blocks:
@@ -69,11 +72,11 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
               **card, "lexique": lexique,
               "source": f"{game_id}.pdf", "pages": numbering, "ocr": "tesseract" if ocr and scanned else ""}
     markdown, lines = render_markdown(header, blocks, _notes(card, lexique, todo))
-    page_map = {n: i for i, n in enumerate(numbers) if n is not None}
+    page_map = {n: where[i] for i, n in enumerate(numbers) if n is not None}
     written = _passages_as_indexed(markdown, game_id)
     copy, layout = _write(pdf, target, markdown, page_map, lines)
     skipped = [labels[i] or str(i + 1) for i, n in enumerate(numbers) if n is None]
-    return ImportResult(target, copy, layout, len(numbers), sorted(page_map), skipped, numbering,
+    return ImportResult(target, copy, layout, sheets, sorted(page_map), skipped, numbering,
                         len(scanned) if ocr else 0, len(blocks), card, todo, dict(left_out),
                         dict(Counter(p.kind for p in written).most_common()), sum(map(is_fragment, written)), reader)
 
@@ -150,6 +153,23 @@ def _laid_out(pdf: Path, start: int, end: int) -> list:
 
     pages = poppler_pages(pdf, start + 1, end)
     return pages + [None] * (end - start - len(pages)) if len(pages) <= end - start else pages[:end - start]
+
+
+def _spreads_cut(labels: list[str], pages: list) -> tuple[list[str], list]:
+    """Each spread (two printed pages on one PDF page) cut into its two pages; the pages re-indexed by their
+    position, a half's label left empty (the PDF labels the sheet, not the printed page)."""
+    from indexer.pdf.layout import spread_halves
+
+    out_labels, out = [], []
+    for label, page in zip(labels, pages):
+        halves = spread_halves(page) if page is not None else None
+        for cut in halves or [page]:
+            if cut is not None:
+                cut.sheet = page.index
+                cut.index = len(out)
+            out.append(cut)
+            out_labels.append("" if halves else label)
+    return out_labels, out
 
 
 def _blocks(pages: list, numbers: list[int | None], left_out: Counter) -> list:

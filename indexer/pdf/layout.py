@@ -40,6 +40,13 @@ class PageText:
     rotation: int = 0
     dropped: set = field(default_factory=set)  # ids of pieces removed as running text or page numbers
     ordered: bool = False  # the lines' order is final (the reader's own reading order): `finish` keeps it
+    sheet: int | None = None  # the PDF page a half of a spread is on (None: the page is `index`'s own)
+    half: int = 0  # 1 the left half of a spread, 2 its right half (0: a whole page)
+
+    def where(self) -> int | dict:
+        """Where the page is in the PDF, as the layout sidecar says it: its PDF index, or the sheet and half."""
+        sheet = self.index if self.sheet is None else self.sheet
+        return sheet if not self.half else {"page": sheet, "half": self.half}
 
     def fraction(self, line: TextLine) -> tuple[float, float, float, float]:
         """The line's box as fractions of the page image as rendered (rotation applied)."""
@@ -148,6 +155,37 @@ def finish(page: PageText) -> PageText:
     page.lines = body if page.ordered else _reading_order(body, page.width)
     page.edges = []
     return page
+
+
+SPREAD = 1.2  # a page this much wider than high may be two printed pages side by side
+
+
+def spread_halves(page: PageText) -> list[PageText] | None:
+    """A booklet's spread (two printed pages exported as one PDF page) as its two pages, each with its own lines
+    and edges: a landscape page whose foot or head prints a lone number in each half, the right one the left's
+    next, and no line across the middle. None for any other page."""
+    if page.width < SPREAD * page.height or page.rotation:
+        return None
+    middle = page.width / 2
+    folios = {}
+    for row in page.edges:
+        for piece in row.pieces:
+            if piece.text.isdigit() and (piece.x1 <= middle or piece.x0 >= middle):
+                folios.setdefault(1 if piece.x1 <= middle else 2, set()).add(int(piece.text))
+    if not any(n + 1 in folios.get(2, ()) for n in folios.get(1, ())):
+        return None
+    if any(line.x0 < middle - 1 < middle + 1 < line.x1 for line in page.lines):
+        return None
+    halves = []
+    for half in (1, 2):
+        mine = [line for line in page.lines if ((line.x0 + line.x1) / 2 < middle) == (half == 1)]
+        if half == 2:
+            for line in mine:
+                line.x0, line.x1 = line.x0 - middle, line.x1 - middle
+        cut = split_page(page.index, middle, page.height, mine)
+        cut.ordered, cut.sheet, cut.half = page.ordered, page.index, half
+        halves.append(cut)
+    return halves
 
 
 def _gutter(lines: list[TextLine], width: float) -> float | None:

@@ -105,11 +105,13 @@ def parse_bbox_layout(xhtml: bytes) -> list[Page]:
                     page.blocks.append(Block(lines, f))
         split_rivers(page)
         rejoin_rows(page)
+        interleave_terms(page)
         defer_continuations(page)
         pages.append(page)
     return pages
 
 
+MARKER = re.compile(r"^(?:[^\w\s]{1,2}|\d{1,3}[.)]?|[a-zA-Z][.)]|\(\w{1,3}\))$")  # a bullet, "12.", "b)", "(ii)"
 RIVER_ROWS = 4  # consecutive lines a white gap runs down at one place to be a gutter (lines.py's rule)
 RIVER_GAP = 0.5  # line heights (0.6 font sizes): a narrower gap is a word space
 
@@ -135,7 +137,8 @@ def split_rivers(page: Page) -> None:
     for r, key in enumerate(sorted(rows)):
         words = sorted(rows[key], key=lambda w: w.x0)
         for a, b in zip(words, words[1:]):
-            if b.x0 - a.x1 >= RIVER_GAP * heights[key]:
+            # A list's marker and its item's text are set apart at one place down the list: no gutter.
+            if b.x0 - a.x1 >= RIVER_GAP * heights[key] and not MARKER.match(a.text):
                 white[r, max(int(a.x1) + 1, 0):max(int(b.x0), 0)] = True
     run, best = np.zeros(width, dtype=int), np.zeros(width, dtype=int)
     for row in white:
@@ -191,6 +194,33 @@ def defer_continuations(page: Page) -> None:
                 i += 1
             continue
         i += 1
+
+
+TERM_WORDS = 4  # a one-line block this short, one of several aligned down a page, may be a glossary's term
+
+
+def interleave_terms(page: Page) -> None:
+    """A glossary set as terms over (or beside) indented definitions, that poppler read as two columns (every term,
+    then every definition): read term, definition, term, definition, by their height on the page."""
+    blocks, i = page.blocks, 0
+    while i < len(blocks):
+        x0 = _left(blocks[i])
+        j = i
+        while (j < len(blocks) and len(blocks[j].lines) == 1 and abs(_left(blocks[j]) - x0) < 2
+               and len(blocks[j].lines[0].words) <= TERM_WORDS):
+            j += 1
+        k = j
+        while k < len(blocks) and _left(blocks[k]) > x0 + 5 and blocks[k].lines[0].top >= blocks[i].lines[0].top - 2:
+            k += 1
+        if j - i >= 2 and k - j >= 2:
+            blocks[i:k] = sorted(blocks[i:k], key=lambda b: (round(b.lines[0].top), _left(b)))
+            i = k
+        else:
+            i += 1
+
+
+def _left(block: Block) -> float:
+    return min(line.x0 for line in block.lines)
 
 
 def _goes_on_into(block: Block, x0: float) -> bool:
@@ -301,7 +331,7 @@ def text_lines(page: Page, chars, fonts, skip=()) -> list[TextLine]:
             held = faces.words(line, words)
             # A word with no upright glyph of pdfium's under it is set along a curve or turned (a label in the
             # artwork, "Tem" "pête"): no line of the rules.
-            kept = [(w, cs) for w, cs in zip(words, held) if cs]
+            kept = [(w, cs) for w, cs in zip(words, held) if cs or not any(ch.isalnum() for ch in w.text)]
             if not kept:
                 continue
             words, held = [w for w, _ in kept], [cs for _, cs in kept]

@@ -24,6 +24,7 @@ ENDS_CLAUSE = re.compile(r"[.!?:;…]$")
 NOT_A_TITLE = re.compile(r"[.,;]$")  # a heading does not end like a sentence or a clause
 WORD = re.compile(r"\w[\w'-]*\w|\w")
 BARE = re.compile(r"^\W*\d{1,7}\W*$")  # a lone number (a page or footnote number, a bar number)
+PARSKIP = 1.3  # baseline pitches: lines further apart after a finished sentence are two paragraphs
 HEADING_RATIO = 1.12  # a line this much larger than the body text is a heading
 BOLD_HEADING_RATIO = 1.07  # a bold line this much larger too
 
@@ -94,9 +95,11 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
         # threaded frame, the next column or page).
         return _goes_on(block, line)
     if same_flow and last.block is not None and last.block == line.block:
-        # One poppler block: its lines are set together; only an indent or a run-in term starts another inside it
-        # (the page's justified edge is no column's: poppler's order has no columns).
-        return _same_face(block, line) and not _new_block_below(block, line, None, right)
+        # One poppler block: its lines are set together; only an indent, a run-in term, a change of face or the
+        # space between two paragraphs (LaTeX's parskip) starts another inside it (the page's justified edge is no
+        # column's: poppler's order has no columns).
+        spaced = pitch and ENDS_SENTENCE.search(block.text) and line.baseline - last.baseline > PARSKIP * pitch
+        return _same_face(block, line) and not spaced and not _new_block_below(block, line, None, right)
     if not _same_face(block, line):
         return False
     if same_flow:

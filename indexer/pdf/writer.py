@@ -132,6 +132,13 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def layout_json(pages: dict[int, int], lines: list[dict]) -> bytes:
+def sheet_of(where) -> int:
+    """The PDF page (0-based) of a layout sidecar's page entry: an index, or a spread's {"page", "half"}."""
+    return where["page"] if isinstance(where, dict) else int(where)
+
+
+def layout_json(pages: dict[int, int | dict], lines: list[dict]) -> bytes:
+    """The layout sidecar: printed page -> where it is in the PDF (its index, or {"page": index, "half": 1|2} for
+    a half of a spread), and each written line's boxes (fractions of its printed page)."""
     return json.dumps({"version": 1, "pages": {str(k): v for k, v in pages.items()}, "lines": lines},
                       ensure_ascii=False, separators=(",", ":")).encode()

@@ -2,7 +2,8 @@
 passage's lines highlighted, kept in a bounded in-memory cache.
 
 The PDF is the file the game's header names (`source:`) in the corpus folder; the page is its printed number,
-mapped to the PDF's page by the import's layout sidecar (`ID.layout.json`), else taken as the physical one.
+mapped to the PDF's page by the import's layout sidecar (`ID.layout.json`), else taken as the physical one; a
+spread's printed page is its half of the PDF page.
 """
 
 import json
@@ -46,11 +47,13 @@ class PageImages:
         except (OSError, ValueError):
             return {}
 
-    def _page_index(self, game: Game, label: str, count: int, layout: dict) -> int:
+    def _page_index(self, game: Game, label: str, count: int, layout: dict) -> tuple[int, int]:
+        """(the PDF page, the half of a spread it is: 1 left, 2 right, 0 the whole page)."""
         if label in layout.get("pages", {}):
-            return int(layout["pages"][label])
+            where = layout["pages"][label]
+            return (int(where["page"]), int(where.get("half", 0))) if isinstance(where, dict) else (int(where), 0)
         if not layout and label.isdigit() and 1 <= int(label) <= count:
-            return int(label) - 1
+            return int(label) - 1, 0
         raise PageNotFound(f"page « {label} » introuvable dans le livret de {game.title}")
 
     def boxes(self, game: Game, label: str, lines: list[str]) -> list[list[float]]:
@@ -85,13 +88,18 @@ class PageImages:
 
         doc = pdfium.PdfDocument(str(pdf))
         try:
-            index = self._page_index(game, label, len(doc), self._layout(game))
+            index, half = self._page_index(game, label, len(doc), self._layout(game))
             if not 0 <= index < len(doc):
                 raise PageNotFound(f"page « {label} » introuvable dans le livret de {game.title}")
             page = doc[index]
             width, height = page.get_size()
+            if half:  # a spread's printed page: its half, at the size of a page
+                width /= 2
             image = page.render(scale=self.max_side / max(width, height)).to_pil().convert("RGB")
             page.close()
+            if half:
+                middle = image.width // 2
+                image = image.crop((0, 0, middle, image.height) if half == 1 else (middle, 0, image.width, image.height))
         finally:
             doc.close()
         if boxes:

@@ -74,3 +74,26 @@ def test_without_poppler_the_import_reads_the_glyphs_and_says_so(tmp_path, monke
     result = import_pdf(pdf, tmp_path, "jeu", "Jeu")
     assert result.reader == "glyphs"
     assert any("pdftotext introuvable" in note for note in import_notes(result))
+
+
+def test_a_spread_is_cut_into_its_two_printed_pages_and_each_opens_its_half(tmp_path):
+    # A booklet exported as spreads printed pages 6 and 7 on one PDF page: the whole spread was one page.
+    import json
+
+    from PIL import Image
+
+    from indexer.corpus import read_game as read
+    from service.web.page_images import PageImages
+
+    result, got, _, expected = imported(tmp_path, publisher_pdfs.spread)
+    assert_whole(got, expected)
+    assert result.pages == 1 and result.imported_pages == [6, 7]
+    layout = json.loads(result.layout.read_text("utf-8"))
+    assert layout["pages"] == {"6": {"page": 0, "half": 1}, "7": {"page": 0, "half": 2}}
+    # Each printed page's image is its half of the sheet, its passage highlighted there.
+    images, game = PageImages(tmp_path, max_side=400), read(result.markdown).game
+    left = Image.open(__import__("io").BytesIO(images.image(game, "6")))
+    assert left.height == 400 and abs(left.width - 400 * 595 / 842) <= 2
+    # The right page's text starts 60 points into its half, not into the sheet (0.55 of its width).
+    boxes = images.boxes(game, "7", [expected[1][0]])
+    assert boxes and all(abs(x0 - 60 / 595) < 0.01 and x1 < 0.62 for x0, _, x1, _ in boxes)
