@@ -5,6 +5,7 @@ first (tables.py), then read them in order (columns resolved).
   decided across pages by `numbering`, then put back in reading order if they are neither.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,6 +158,7 @@ def finish(page: PageText) -> PageText:
     return page
 
 
+FOLIO = re.compile(r"[0-9]{1,4}")  # a printed page number ("❶" is a digit to Python, and no page number)
 SPREAD = 1.2  # a page this much wider than high may be two printed pages side by side
 
 
@@ -170,7 +172,7 @@ def spread_halves(page: PageText) -> list[PageText] | None:
     folios = {}
     for row in page.edges:
         for piece in row.pieces:
-            if piece.text.isdigit() and (piece.x1 <= middle or piece.x0 >= middle):
+            if FOLIO.fullmatch(piece.text) and (piece.x1 <= middle or piece.x0 >= middle):
                 folios.setdefault(1 if piece.x1 <= middle else 2, set()).add(int(piece.text))
     if not any(n + 1 in folios.get(2, ()) for n in folios.get(1, ())):
         return None

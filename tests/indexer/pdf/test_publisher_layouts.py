@@ -97,3 +97,13 @@ def test_a_spread_is_cut_into_its_two_printed_pages_and_each_opens_its_half(tmp_
     # The right page's text starts 60 points into its half, not into the sheet (0.55 of its width).
     boxes = images.boxes(game, "7", [expected[1][0]])
     assert boxes and all(abs(x0 - 60 / 595) < 0.01 and x1 < 0.62 for x0, _, x1, _ in boxes)
+
+
+def test_a_landscape_page_with_circled_figures_is_no_spread():
+    # "❶" is a digit to Python: a landscape page of numbered steps crashed the import (int("❶")).
+    from indexer.pdf.layout import TextLine, spread_halves, split_page
+
+    lines = [TextLine("❶", 100, 500, 110, 510, 10, False, baseline=508),
+             TextLine("❷", 700, 500, 710, 510, 10, False, baseline=508),
+             TextLine("Placez les tuiles.", 100, 100, 200, 110, 10, False, baseline=108)]
+    assert spread_halves(split_page(0, 842, 595, lines)) is None
