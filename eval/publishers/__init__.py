@@ -86,7 +86,7 @@ def materialize(out: Path, split: str, cache: Path = CACHE, text: str = "import"
     out = Path(out)
     corpus, questions = out / "corpus", out / "questions.jsonl"
     stamp = out / "stamp.json"
-    wanted = {"text": text, "books": {b.name: b.sha256 for b in books},
+    wanted = {"text": text, "books": {b.name: b.sha256 for b in books}, "import": _import_code(),
               "questions": hashlib.sha256(b"".join((QUESTIONS / f"{b.name}.jsonl").read_bytes()
                                                    for b in books)).hexdigest()}
     if stamp.exists() and json.loads(stamp.read_text("utf-8")) == wanted and questions.exists():
@@ -105,6 +105,16 @@ def materialize(out: Path, split: str, cache: Path = CACHE, text: str = "import"
     questions.write_text("\n".join(lines) + "\n", "utf-8")
     stamp.write_text(json.dumps(wanted), "utf-8")
     return corpus, questions
+
+
+def _import_code() -> str:
+    """A digest of the import's code: a corpus read by another version of it is read again."""
+    import indexer.pdf
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(indexer.pdf.__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def gold_line(question: dict, printed: dict[int, list[int]]) -> dict:

@@ -230,6 +230,7 @@ def _goes_on_into(block: Block, x0: float) -> bool:
             and max(line.x1 for line in block.lines) <= x0)
 
 
+PIECE_WORDS = 2  # poppler cuts a loose line at each wide space: its pieces are a word or two
 ROW_GAP = 1.7  # line heights (about two font sizes): a wider gap on one baseline separates columns or cells
 
 
@@ -240,12 +241,14 @@ def rejoin_rows(page: Page) -> None:
     ends: list[Line] = []  # every line, to find the one a piece goes on
     kept = []
     for block in page.blocks:
-        if len(block.lines) == 1:
+        if len(block.lines) == 1 and len(block.lines[0].words) <= PIECE_WORDS:
             piece = block.lines[0]
             height = piece.bottom - piece.top
+            # A line hyphenated at its end goes on below, not beside: what stands there is another column's.
             left = [line for line in ends if abs(line.bottom - piece.bottom) < 0.2 * height
                     and abs((line.bottom - line.top) - height) < 0.2 * height
-                    and -0.5 * height <= piece.x0 - line.x1 < ROW_GAP * height]
+                    and -0.5 * height <= piece.x0 - line.x1 < ROW_GAP * height
+                    and not line.words[-1].text.endswith("-")]
             if left:
                 line = max(left, key=lambda line: line.x1)
                 line.words = _touching_joined(sorted(line.words + piece.words, key=lambda w: w.x0), height)
