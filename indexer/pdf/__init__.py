@@ -51,8 +51,8 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
 
     pdf, corpus_dir = Path(pdf), Path(corpus_dir)
     target = _checked_target(corpus_dir, game_id, title, force)
-    reader = reader_name(reader)
-    labels, pages, scanned = _read_pages(pdf, max_pages, ocr, reader)
+    reader_name(reader)  # an unknown reader refused before the PDF is opened
+    labels, pages, scanned, reader = _read_pages(pdf, max_pages, ocr, reader)
     sheets = len(pages)
     labels, pages = _spreads_cut(labels, pages)
     numbering, numbers = number_pages(labels, pages)
@@ -101,20 +101,26 @@ def _checked_target(corpus_dir: Path, game_id: str, title: str, force: bool) -> 
 READERS = ("auto", "poppler", "glyphs")  # the text layer: poppler's layout, or our own glyph grouping (pdfium)
 
 
-def reader_name(reader: str) -> str:
-    """The text layer an import uses: `auto` is poppler's where pdftotext is installed."""
+# A web page printed by Chromium (Skia): its glyph layer reads better than poppler's layout on the real-documents
+# benchmark (docs/IMPORT.md: 83.6 % of units whole against 74.1 %), where poppler cuts a line at each inline run.
+GLYPHS_PRODUCERS = re.compile(r"^Skia/PDF\b")
+
+
+def reader_name(reader: str, producer: str = "") -> str:
+    """The text layer an import uses: `auto` is poppler's where pdftotext is installed, but for the producers whose
+    own glyph layer measures better (GLYPHS_PRODUCERS)."""
     from indexer.pdf import poppler
 
     if reader not in READERS:
         raise PdfError(f"lecteur « {reader} » inconnu : {', '.join(READERS)}")
     if reader == "auto":
-        return "poppler" if poppler.available() else "glyphs"
+        return "poppler" if poppler.available() and not GLYPHS_PRODUCERS.match(producer or "") else "glyphs"
     return reader
 
 
-def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list[str], list, list[int]]:
-    """(page labels, each page's text or None for a page without text, the indexes of those): the scanned
-    pages read by OCR when `ocr`."""
+def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list[str], list, list[int], str]:
+    """(page labels, each page's text or None for a page without text, the indexes of those, the text layer that
+    read them): the scanned pages read by OCR when `ocr`."""
     from indexer.pdf.layout import open_pdf, page_labels, read_page
 
     doc = open_pdf(pdf)
@@ -123,6 +129,7 @@ def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list
             raise PdfError(f"{pdf.name} a {len(doc)} pages, plus que la limite de {max_pages} : "
                            "relevez-la avec --max-pages (ou RULESQA_IMPORT_MAX_PAGES)")
         labels = page_labels(doc)
+        reader = reader_name(reader, doc.get_metadata_dict().get("Producer", ""))
         # Page by page: each page's characters are released once its lines are built. pdfium keeps what it
         # parsed (fonts, images) for the document's life: reopened every few pages, memory stays flat.
         pages = []
@@ -144,7 +151,7 @@ def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list
                 pages[i] = page
     finally:
         doc.close()
-    return labels, pages, scanned
+    return labels, pages, scanned, reader
 
 
 def _laid_out(pdf: Path, start: int, end: int) -> list:

@@ -230,7 +230,7 @@ def _goes_on_into(block: Block, x0: float) -> bool:
             and max(line.x1 for line in block.lines) <= x0)
 
 
-PIECE_WORDS = 2  # poppler cuts a loose line at each wide space: its pieces are a word or two
+PIECE_WORDS = 5  # poppler cuts a loose line at its widest spaces: its pieces are a few words
 ROW_GAP = 1.7  # line heights (about two font sizes): a wider gap on one baseline separates columns or cells
 
 

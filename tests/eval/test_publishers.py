@@ -55,3 +55,10 @@ def test_the_reference_reading_cuts_each_page_at_its_blank_lines(tmp_path, monke
     assert text.split("---\n", 2)[2].strip().splitlines() == [
         "Mise en place Chaque joueur pioche (p 3). (p. 1)", "", "Q : et après ? (p. 1)", "", "Fin (p. 2)"]
     assert printed == {0: [1], 1: [2], 2: [3]}
+
+
+def test_sources_lists_every_rulebook_of_the_manifest_with_where_it_was_found():
+    sources = (publishers.HERE / "SOURCES.md").read_text("utf-8")
+    for book in publishers.load_manifest():
+        assert f"| {book.name} |" in sources and f"{book.repo} @ {book.commit[:10]}" in sources, book.name
+        assert len(book.sha256) == 64 and len(book.commit) == 40 and book.tool

@@ -107,3 +107,14 @@ def test_a_landscape_page_with_circled_figures_is_no_spread():
              TextLine("❷", 700, 500, 710, 510, 10, False, baseline=508),
              TextLine("Placez les tuiles.", 100, 100, 200, 110, 10, False, baseline=108)]
     assert spread_halves(split_page(0, 842, 595, lines)) is None
+
+
+def test_a_page_printed_by_chromium_is_read_from_its_glyphs(tmp_path):
+    # Chromium's PDFs (Skia) read better from their glyphs than through poppler's layout (docs/IMPORT.md).
+    from indexer.pdf import reader_name
+
+    assert reader_name("auto", "Skia/PDF m156") == "glyphs"
+    assert reader_name("auto", "Adobe PDF Library 15.0") == "poppler"
+    assert reader_name("poppler", "Skia/PDF m156") == "poppler"
+    with pytest.raises(Exception, match="lecteur « ocr » inconnu"):
+        reader_name("ocr")
