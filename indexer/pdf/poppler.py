@@ -80,35 +80,43 @@ def poppler_pages(pdf: Path, first: int, last: int) -> list[Page]:
 
 
 def parse_bbox_layout(xhtml: bytes) -> list[Page]:
-    """pdftotext's -bbox-layout XHTML -> pages of flows, blocks, lines and words (points, top-down)."""
+    """pdftotext's -bbox-layout XHTML -> pages of flows, blocks, lines and words (points, top-down), mended."""
     # Characters XML forbids (a glyph mapped to a control code) would stop the parser: they carry no text.
     xhtml = CONTROLS.sub(b"", xhtml)
     try:
         root = ET.fromstring(xhtml)
     except ET.ParseError as exc:
         raise PdfError(f"sortie de pdftotext illisible ({exc})") from None
-    pages = []
-    for page_el in root.iter():
-        if _tag(page_el) != "page":
-            continue
-        page = Page(float(page_el.get("width", 0)), float(page_el.get("height", 0)))
-        for f, flow in enumerate(el for el in page_el if _tag(el) == "flow"):
-            for block_el in (el for el in flow if _tag(el) == "block"):
-                lines = []
-                for line_el in (el for el in block_el if _tag(el) == "line"):
-                    words = [Word(w.text, *_box(w)) for w in line_el if _tag(w) == "word" and _letters(w.text)]
-                    if words:  # the line's box is its words' (what poppler writes, and all that is read)
-                        lines.append(Line(words, min(w.x0 for w in words), min(w.top for w in words),
-                                          max(w.x1 for w in words), max(w.bottom for w in words)))
-                lines = _one_per_baseline(lines)
-                if lines:
-                    page.blocks.append(Block(lines, f))
+    pages = [_page(el) for el in root.iter() if _tag(el) == "page"]
+    for page in pages:
         split_rivers(page)
         rejoin_rows(page)
         interleave_terms(page)
         defer_continuations(page)
-        pages.append(page)
     return pages
+
+
+def _children(el, tag: str):
+    return (child for child in el if _tag(child) == tag)
+
+
+def _page(page_el) -> Page:
+    page = Page(float(page_el.get("width", 0)), float(page_el.get("height", 0)))
+    for f, flow in enumerate(_children(page_el, "flow")):
+        for block_el in _children(flow, "block"):
+            lines = _one_per_baseline([line for line in map(_line, _children(block_el, "line")) if line])
+            if lines:
+                page.blocks.append(Block(lines, f))
+    return page
+
+
+def _line(line_el) -> Line | None:
+    """A line of words, its box its words' (what poppler writes, and all that is read); None without words."""
+    words = [Word(w.text, *_box(w)) for w in _children(line_el, "word") if _letters(w.text)]
+    if not words:
+        return None
+    return Line(words, min(w.x0 for w in words), min(w.top for w in words), max(w.x1 for w in words),
+                max(w.bottom for w in words))
 
 
 MARKER = re.compile(r"^(?:[^\w\s]{1,2}|\d{1,3}[.)]?|[a-zA-Z][.)]|\(\w{1,3}\))$")  # a bullet, "12.", "b)", "(ii)"
@@ -322,45 +330,54 @@ class _Faces:
 
 def text_lines(page: Page, chars, fonts, skip=()) -> list[TextLine]:
     """The page's lines as the import's TextLines: size and weight from the characters each word holds, its
-    poppler block as `para`. `skip`: boxes (x0, top, x1, bottom) whose words are read otherwise (tables)."""
+    poppler block as `block`. `skip`: boxes (x0, top, x1, bottom) whose words are read otherwise (tables)."""
     faces = _Faces(chars, fonts)
     out = []
     for b, block in enumerate(page.blocks):
         for line in block.lines:
             words = _touching_joined([w for w in line.words if not any(_centre_in(w, box) for box in skip)],
                                      line.bottom - line.top)
-            if not words:
-                continue
-            held = faces.words(line, words)
-            # A word with no upright glyph of pdfium's under it is set along a curve or turned (a label in the
-            # artwork, "Tem" "pête"): no line of the rules.
-            kept = [(w, cs) for w, cs in zip(words, held) if cs or not any(ch.isalnum() for ch in w.text)]
-            if not kept:
-                continue
-            words, held = [w for w, _ in kept], [cs for _, cs in kept]
-            cap = _initial(words, held)
-            every = [c for cs in held for c in cs]
-            top, bottom = line.top, line.bottom
+            words, held = _upright(words, faces.words(line, words) if words else [])
+            cap = _initial(words, held) if words else None
             if cap is not None:
                 out.append(cap)
-                if not words:
-                    continue
-                top, bottom = min(c.top for c in every), max(c.bottom for c in every)
-            face = _text_face(every)
-            size = _median(c.size for c in face) if face else (line.bottom - line.top) / 1.2
-            baseline = _median(c.baseline for c in every) if every else line.bottom - 0.2 * (line.bottom - line.top)
-            bold = faces.bold(face)
-            lead = 0
-            if not bold:
-                for w, cs in zip(words, held):
-                    if not cs or not faces.bold(cs):
-                        break
-                    lead += len(w.text) + 1
-            text = " ".join(_spelt(w, cs) for w, cs in zip(words, held))
-            out.append(TextLine(_bullet_apart(normalise(text)), min(w.x0 for w in words), top,
-                                max(w.x1 for w in words), bottom, round(size, 2), bold, block=b,
-                                baseline=baseline, lead_bold=lead))
+            if words:
+                out.append(_text_line(line, words, held, faces, b, cap is not None))
     return join_drop_caps(out)
+
+
+def _upright(words: list[Word], held: list[list]) -> tuple[list[Word], list[list]]:
+    """The words with an upright glyph of pdfium's under them, and their glyphs: a word with none is set along a
+    curve or turned (a label in the artwork, "Tem" "pête"), no line of the rules; a lone mark (a bullet) stays."""
+    kept = [(w, cs) for w, cs in zip(words, held) if cs or not any(ch.isalnum() for ch in w.text)]
+    return [w for w, _ in kept], [cs for _, cs in kept]
+
+
+def _text_line(line: Line, words: list[Word], held: list[list], faces: _Faces, block: int, capped: bool) -> TextLine:
+    """One poppler line as a TextLine, its face that of its text (a lead-in aside), its box its words' (a drop cap
+    taken out of it no longer stretches it)."""
+    every = [c for cs in held for c in cs]
+    top, bottom = (min(c.top for c in every), max(c.bottom for c in every)) if capped and every else \
+        (line.top, line.bottom)
+    face = _text_face(every)
+    height = line.bottom - line.top
+    size = _median(c.size for c in face) if face else height / 1.2
+    baseline = _median(c.baseline for c in every) if every else line.bottom - 0.2 * height
+    bold = faces.bold(face)
+    text = " ".join(_spelt(w, cs) for w, cs in zip(words, held))
+    return TextLine(_bullet_apart(normalise(text)), min(w.x0 for w in words), top, max(w.x1 for w in words), bottom,
+                    round(size, 2), bold, block=block, baseline=baseline,
+                    lead_bold=0 if bold else _lead_bold(words, held, faces))
+
+
+def _lead_bold(words: list[Word], held: list[list], faces: _Faces) -> int:
+    """Characters of the words in bold that open the line (a run-in term)."""
+    lead = 0
+    for w, cs in zip(words, held):
+        if not cs or not faces.bold(cs):
+            break
+        lead += len(w.text) + 1
+    return lead
 
 
 TOUCHING = 0.05  # of the line's height: words closer than this are one (poppler cut "72" at an empty glyph)
