@@ -90,22 +90,26 @@ def _continues(block: Block, kind: str, level: int, line: TextLine, page_index: 
     if same_flow and last.para is not None and line.para is not None:
         # OCR: tesseract's own paragraphs say which lines go together, whatever their box heights.
         return last.para == line.para and (block.kind != "li" or line.x0 > block._x0 + 1)
-    if last.block is not None and line.block is not None and last.block != line.block:
-        # Poppler's blocks: a new one is a new paragraph, unless a sentence left unfinished goes on there (a
-        # threaded frame, the next column or page).
-        return _goes_on(block, line)
-    if same_flow and last.block is not None and last.block == line.block:
-        # One poppler block: its lines are set together; only an indent, a run-in term, a change of face or the
-        # space between two paragraphs (LaTeX's parskip) starts another inside it (the page's justified edge is no
-        # column's: poppler's order has no columns).
-        spaced = pitch and ENDS_SENTENCE.search(block.text) and line.baseline - last.baseline > PARSKIP * pitch
-        return _same_face(block, line) and not spaced and not _new_block_below(block, line, None, right)
+    if last.block is not None and line.block is not None and (last.block != line.block or same_flow):
+        return _continues_poppler(block, line, same_flow, pitch, right)
     if not _same_face(block, line):
         return False
     if same_flow:
         return not _new_block_below(block, line, edge, right) and _close_below(block, line, pitch)
     # Over a column or page break: only an unfinished sentence that goes on in lowercase.
     return _goes_on(block, line)
+
+
+def _continues_poppler(block: Block, line: TextLine, same_flow: bool, pitch: float, right: float | None) -> bool:
+    """Poppler's blocks: a new one is a new paragraph, unless a sentence left unfinished goes on there (a threaded
+    frame, the next column or page). Inside one, its lines are set together: only an indent, a run-in term, a
+    change of face or the space between two paragraphs (LaTeX's parskip) starts another (the page's justified edge
+    is no column's: poppler's order has no columns)."""
+    last = block._last
+    if last.block != line.block:
+        return _goes_on(block, line)
+    spaced = pitch and ENDS_SENTENCE.search(block.text) and line.baseline - last.baseline > PARSKIP * pitch
+    return _same_face(block, line) and not spaced and not _new_block_below(block, line, None, right)
 
 
 def _goes_on(block: Block, line: TextLine) -> bool:
