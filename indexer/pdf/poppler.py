@@ -416,10 +416,16 @@ def _spelt(word: Word, chars) -> str:
 def join_lone_numbers(lines: list[TextLine]) -> list[TextLine]:
     """A lone number on the baseline of a line to its left goes on that line as its last cell (an entry of a
     table of contents or a list of tables, its page number set far right), as the glyphs' rows have it."""
+    return _onto_left(lines, lambda line: line.text.isdigit() and len(line.text) <= 4,
+                      lambda o: o.table is None and not o.text.isdigit())
+
+
+def _onto_left(lines: list[TextLine], piece, host) -> list[TextLine]:
+    """Each `piece` line joins, as its last cell, the nearest `host` line left of it on its baseline."""
     out: list[TextLine] = []
     for line in lines:
-        if line.text.isdigit() and len(line.text) <= 4:
-            left = [o for o in out if o.table is None and not o.text.isdigit() and o.x1 < line.x0
+        if piece(line):
+            left = [o for o in out if host(o) and o.x1 < line.x0
                     and abs(o.baseline - line.baseline) < 0.3 * max(line.size, 1)]
             if left:
                 row = max(left, key=lambda o: o.x1)
@@ -459,16 +465,7 @@ def join_cell_rows(lines: list[TextLine]) -> list[TextLine]:
 def join_link_rows(lines: list[TextLine]) -> list[TextLine]:
     """Links side by side on one baseline are one row of cells (a web page's bar "Précédent | Sommaire | Suivant"),
     as the glyphs' rows have them, for navigation to read as one."""
-    out: list[TextLine] = []
-    for line in lines:
-        if line.link:
-            left = [o for o in out if o.link and o.x1 < line.x0 and abs(o.baseline - line.baseline) < 0.3 * max(line.size, 1)]
-            if left:
-                row = max(left, key=lambda o: o.x1)
-                row.text, row.x1, row.cells = f"{row.text} {line.text}", line.x1, row.cells + 1
-                continue
-        out.append(line)
-    return out
+    return _onto_left(lines, lambda line: line.link, lambda o: o.link)
 
 
 def _centre_in(w: Word, box) -> bool:
