@@ -1,4 +1,4 @@
-"""The Embedder protocol, its two runtimes, and `load_embedder`: a model by name, through the registry.
+"""The Embedder protocol and its two runtimes (a model by name is the registry's `load_embedder`).
 
 Importing this module stays cheap: torch, sentence-transformers and onnxruntime are only imported when an
 embedder is constructed.
@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import weakref
-from dataclasses import replace
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -31,12 +30,6 @@ from indexer.models.description import (E5_FORM, MANIFEST, ONNX_FILE, Descriptio
 Backend = Literal["auto", "onnx", "torch"]
 BACKENDS = ("auto", "onnx", "torch")
 BATCH_SIZE = 16
-
-
-def default_threads() -> int:
-    """Threads for one inference: the machines here have 2 cores; more threads than cores
-    only adds contention with the web server's own threads."""
-    return max(1, min(2, os.cpu_count() or 1))
 
 
 @runtime_checkable
@@ -224,40 +217,3 @@ def load_folder_embedder(folder: Path, threads: int, model_id: str | None = None
     """The ONNX embedder over a built folder of ours (a family's, an adapted e5, an index's model/), under
     `model_id` (by default the id its description gives)."""
     return OnnxEmbedder(Path(folder), threads, model_id=model_id)
-
-
-def load_embedder(name: str | None = None, *, models_dir: Path, threads: int | None = None,
-                  backend: Backend = "auto", progress: bool = True) -> OnnxEmbedder | TorchEmbedder:
-    """The embedder for a configured model: a family of the registry by name or alias (None: the default
-    family), built under `models_dir` on first use; otherwise a folder of ours (its description says its
-    runtime), a sentence-transformers folder, or a hub name. `backend="torch"` asks for a family's float32
-    reference (sentence-transformers) instead of its lean graph."""
-    from indexer.models.registry import find_family
-
-    if backend not in BACKENDS:
-        raise ModelError(f"backend inconnu : {backend!r} (auto, onnx ou torch)")
-    threads = threads or default_threads()
-    family = find_family(name)
-    if family is not None:
-        folder = family.build(Path(models_dir), progress)
-        if backend != "torch":
-            return OnnxEmbedder(folder, threads)
-        reference = family.reference(Path(models_dir), progress)
-        return TorchEmbedder(str(reference), threads, path=reference, description=_as_torch(describe(folder)),
-                             fingerprint=str((read_model_manifest(folder) or {}).get("fingerprint") or "") or None)
-    local = Path(str(name)).expanduser()
-    if local.is_dir() and read_model_manifest(local) is not None:
-        description = describe(local)
-        if description.runtime == "onnx" and backend != "torch":
-            return OnnxEmbedder(local, threads, model_id=str(name))
-        if description.runtime == "torch":
-            return TorchEmbedder(str(local), threads, model_id=str(name), path=local, description=description)
-        raise ModelError(f"{local} ne contient qu'un graphe ONNX : pas de version torch")
-    if backend == "onnx":
-        raise ModelError(f"pas de graphe ONNX pour {name} (attendu : un dossier construit par "
-                         "« rulesqa model build »)")
-    return TorchEmbedder(str(name), threads, model_id=str(name), path=local if local.is_dir() else None)
-
-
-def _as_torch(description: Description) -> Description:
-    return replace(description, runtime="torch", tokenizer="")

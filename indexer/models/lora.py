@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
+from indexer.models.deltas_file import Factors
 from indexer.models.e5.graph import LINEARS
 
 # transformers' module names of the trained linear layers (peft matches them by name suffix).
@@ -37,10 +36,6 @@ class LoraRecipe:
     scale: float = 20.0  # MultipleNegativesRankingLoss: cosines times this before the softmax
     hard_negatives: bool = True  # each pair with the base model's nearest wrong passage of its game
     layers: tuple[int, ...] = ()  # the layers that get adapters; empty: every layer
-
-
-# Factors of one linear layer: (down [rank, in], up [out, rank]), keyed "l{layer}.{LINEARS key}".
-Factors = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)

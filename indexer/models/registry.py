@@ -1,4 +1,5 @@
-"""The model room's registry: a name -> how to fetch, build and load that model (simonw/llm's `get_model` way).
+"""The model room's registry: a name -> how to fetch, build and load that model (simonw/llm's `get_model` way);
+`load_embedder` gives the runtime (embedders.py) of a model by name. The runtimes never import the registry.
 
 Each family builds its served folder under the models cache (RULESQA_MODELS_DIR, var/models by default) on first
 use and gives a float32 sentence-transformers folder for torch where it has one (training, the graph's
@@ -14,10 +15,13 @@ reference). Nothing heavy is imported here: each family's code is imported when 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from indexer.errors import ModelError
+from indexer.models.description import Description, describe, read_model_manifest
+from indexer.models.embedders import BACKENDS, Backend, OnnxEmbedder, TorchEmbedder
+from indexer.models.threads import default_threads
 
 DEFAULT_FAMILY = "e5-small"
 # Names that mean "the default model": unset, empty, or said so.
@@ -112,3 +116,38 @@ def get_family(name: str | None) -> Family:
     if family is None:
         raise ModelError(f"modèle inconnu « {name} » ({', '.join(FAMILIES)})")
     return family
+
+
+def load_embedder(name: str | None = None, *, models_dir: Path, threads: int | None = None,
+                  backend: Backend = "auto", progress: bool = True) -> OnnxEmbedder | TorchEmbedder:
+    """The embedder for a configured model: a family of the registry by name or alias (None: the default
+    family), built under `models_dir` on first use; otherwise a folder of ours (its description says its
+    runtime), a sentence-transformers folder, or a hub name. `backend="torch"` asks for a family's float32
+    reference (sentence-transformers) instead of its lean graph."""
+    if backend not in BACKENDS:
+        raise ModelError(f"backend inconnu : {backend!r} (auto, onnx ou torch)")
+    threads = threads or default_threads()
+    family = find_family(name)
+    if family is not None:
+        folder = family.build(Path(models_dir), progress)
+        if backend != "torch":
+            return OnnxEmbedder(folder, threads)
+        reference = family.reference(Path(models_dir), progress)
+        return TorchEmbedder(str(reference), threads, path=reference, description=_as_torch(describe(folder)),
+                             fingerprint=str((read_model_manifest(folder) or {}).get("fingerprint") or "") or None)
+    local = Path(str(name)).expanduser()
+    if local.is_dir() and read_model_manifest(local) is not None:
+        description = describe(local)
+        if description.runtime == "onnx" and backend != "torch":
+            return OnnxEmbedder(local, threads, model_id=str(name))
+        if description.runtime == "torch":
+            return TorchEmbedder(str(local), threads, model_id=str(name), path=local, description=description)
+        raise ModelError(f"{local} ne contient qu'un graphe ONNX : pas de version torch")
+    if backend == "onnx":
+        raise ModelError(f"pas de graphe ONNX pour {name} (attendu : un dossier construit par "
+                         "« rulesqa model build »)")
+    return TorchEmbedder(str(name), threads, model_id=str(name), path=local if local.is_dir() else None)
+
+
+def _as_torch(description: Description) -> Description:
+    return replace(description, runtime="torch", tokenizer="")

@@ -10,66 +10,24 @@ that folder's digest in turn (indexer/store.py), so a change of deltas is a chan
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from dataclasses import replace
-
-from indexer.atomic import folder_replaced, write_text_atomic
+from indexer.atomic import folder_replaced
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
 from indexer.models.description import (MANIFEST, ONNX_FILE, describe, make_readable, read_model_manifest,
                                         write_description)
 from indexer.models.e5.folder import MODEL_NAME
 from indexer.models.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
-from indexer.models.lora import Factors
+from indexer.models.deltas_file import DELTAS_DIR, Factors, read_deltas, save_deltas  # noqa: F401 (save_deltas: its callers')
 
 VARIANT = "rules-fr"
 RULES_MODEL_NAME = f"{MODEL_NAME}-{VARIANT}"
-DELTAS = Path(__file__).resolve().parent / "deltas" / f"{VARIANT}.npz"
+DELTAS = DELTAS_DIR / f"{VARIANT}.npz"
 # The base folder's files a composed model keeps as they are (tokenizer included: it tokenizes as the base).
 _COPIED = ("config.json", "config_sentence_transformers.json", "sentence_bert_config.json", "tokenizer.npz")
-
-
-def save_deltas(factors: Factors, info: dict, path: Path = DELTAS) -> Path:
-    """Write the factors as float16 (the .npz) and `info` with the npz's digest (the .json), each atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    arrays = {f"{key}.{part}": array.astype(np.float16) for key, pair in sorted(factors.items())
-              for part, array in zip(("down", "up"), pair)}
-    np.savez(buffer, **arrays)
-    data = buffer.getvalue()
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    digest = hashlib.sha256(data).hexdigest()
-    write_text_atomic(path.with_suffix(".json"), json.dumps({**info, "sha256": digest, "file": path.name},
-                                                            ensure_ascii=False, indent=1) + "\n")
-    return path
-
-
-def read_deltas(path: Path = DELTAS, remake: str = "make train") -> tuple[Factors, dict]:
-    """The factors (float32) and their info; ModelError, saying the command that `remake`s them, when the files
-    are missing or do not match."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-        info = json.loads(path.with_suffix(".json").read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"deltas du modèle {path.stem} illisibles ({path}) : {exc} ; lancez « {remake} »") from None
-    if hashlib.sha256(data).hexdigest() != info.get("sha256"):
-        raise ModelError(f"deltas du modèle {path.stem} : {path} ne correspond pas à son .json "
-                         f"(refaites « {remake} »)")
-    with np.load(io.BytesIO(data)) as arrays:
-        keys = sorted({name.rsplit(".", 1)[0] for name in arrays.files})
-        factors = {k: (arrays[f"{k}.down"].astype(np.float32), arrays[f"{k}.up"].astype(np.float32)) for k in keys}
-    return factors, info
 
 
 def compose(base: EncoderWeights, factors: Factors) -> EncoderWeights:

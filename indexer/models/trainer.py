@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.models.embedders import default_threads
+from indexer.models.threads import default_threads
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import numpy as np
 if TYPE_CHECKING:
     from indexer.corpus import Game
     from indexer.passages import Passage
-    from service.engine.judge.learned import Judgement
     from service.engine.players_words import Rewrite
     from service.engine.question import Question
 
@@ -118,6 +117,14 @@ class Route:
 class CardQuestion:
     field: str  # a key of indexer.game_card.FIELDS
     missing: str  # what the card does not say, for the refusal ("l'âge conseillé")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the answerability judge says of the first passages, in the ranker's order (judge/learned.py)."""
+
+    first: float  # probability that the first passage answers the question
+    any_top: float  # probability that one of the first TOP passages does
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 training corpus like e5's rules-fr (`rulesqa train --model embeddinggemma`), added to the float32 weights before
 they are quantised into the same 8-bit graph as the base one (graph.build_graph's `deltas`).
 
-The deltas are data (indexer/models/deltas/embeddinggemma-rules-fr.npz and its .json, rules_fr.save_deltas's
+The deltas are data (indexer/models/deltas/embeddinggemma-rules-fr.npz and its .json, deltas_file.py's
 format), committed only where a paired test kept them. Measured on 2026-12-03 (docs/eval/MODELS.md), they ranked
 better but refused more answerable test questions, so they are not committed: `rulesqa train --model
 embeddinggemma` makes them here (15 min and 9 GB on 2 cores for the ten games), and the family says so in one line
@@ -14,13 +14,14 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from indexer.models.deltas_file import DELTAS_DIR, read_deltas
 from indexer.models.description import Description, read_model_manifest
 from indexer.models.gemma import folder as base
 from indexer.models.lora import Adapted, LoraRecipe
 
 FAMILY = "embeddinggemma-rules-fr"
 MODEL_ID = f"{base.MODEL_ID}-rules-fr"
-DELTAS = Path(__file__).resolve().parents[1] / "deltas" / f"{FAMILY}.npz"
+DELTAS = DELTAS_DIR / f"{FAMILY}.npz"
 # Gemma3's linear layers (transformers' names); the deltas are keyed "layers.{i}.{self_attn|mlp}.{name}".
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 # The upper third of the 24 layers: a step of 32 examples takes about 25 s on 2 cores this way (backward stops at
@@ -37,8 +38,6 @@ ADAPTED = Adapted(TARGETS, {"query": base.PROMPTS["query"], "passage": "", "nega
 def build(models_dir: Path, progress: bool = True, deltas: Path = DELTAS) -> Path:
     """The taught folder at models_dir/embeddinggemma-300m-rules-fr: the source fetched (once), the deltas added
     to its weights, the same 8-bit graph written; a no-op when built from the same deltas."""
-    from indexer.models.rules_fr import read_deltas
-
     factors, info = read_deltas(deltas, remake=REMAKE)
     name = f"indexer/models/deltas/{Path(deltas).name}"
 

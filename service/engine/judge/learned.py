@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.errors import ModelError
+from service.engine.findings import Judgement
 from service.engine.judge.features import FEATURES
 from service.engine.judge.ranker_policy import TRUSTED, RankerPolicy
 
@@ -91,14 +92,6 @@ class Network:
         return {"mean": self.mean.tolist(), "scale": self.scale.tolist(),
                 "hidden_weights": self.hidden_weights.tolist(), "hidden_bias": self.hidden_bias.tolist(),
                 "out_weights": self.out_weights.tolist(), "out_bias": self.out_bias}
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """What the answerability judge says of the first passages, in the ranker's order."""
-
-    first: float  # probability that the first passage answers the question
-    any_top: float  # probability that one of the first TOP passages does
 
 
 def _sigmoid(x: float) -> float:
