@@ -64,7 +64,7 @@ def main() -> int:
     args = parser.parse_args()
     from indexer.models.embedders import load_folder_embedder
     from indexer.models.e5.folder import MODEL_NAME, ensure_model
-    from indexer.models.rules_fr import RULES_MODEL_NAME, build_rules_model
+    from indexer.models.e5.taught import RULES_MODEL_NAME, build_rules_model
     from rulesqa.train import train
     from service.runtime.settings import load_settings
 

@@ -4,7 +4,7 @@ The training games' questions whose labels the third writer found right (eval/tr
 (question, answering passage, hard negative) examples, the passage written as the index embeds it; the hard
 negative is the passage of the same game the base model ranks highest among the wrong ones. Low-rank
 adapters are trained on them (indexer/models/lora.py), seeded, and written as the deltas
-(indexer/models/rules_fr.py). The four corpus games and eval/questions/ are never read here.
+(indexer/models/deltas_file.py, composed by indexer/models/e5/taught.py). The four corpus games and eval/questions/ are never read here.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from eval.training_set import Example, examples, load, subset
-from indexer.models.lora import E5, Adapted, LoraRecipe, recipe_dict, train_lora
-from indexer.models.rules_fr import DELTAS, save_deltas
+from indexer.models.deltas_file import save_deltas
+from indexer.models.e5.taught import DELTAS, E5
+from indexer.models.lora import Adapted, LoraRecipe, recipe_dict, train_lora
 from indexer.store import embedding_text
 
 SEED = 0

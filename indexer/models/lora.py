@@ -1,11 +1,11 @@
-"""Low-rank adapters (LoRA) trained on e5-small for rulebooks: the trained part of a taught model is a few MB.
+"""Low-rank adapters (LoRA) trained for rulebooks, for every family: the trained part of a taught model is a few MB.
 
 Training runs on the base model's float32 twin (folder.build_float32_folder, the dequantized 4-bit weights):
 peft injects rank-`rank` adapters into every linear layer of the encoder, everything else stays frozen (the
 word embeddings among them, so the vocabulary keeps its multilingual geometry), and sentence-transformers'
 trainer minimises MultipleNegativesRankingLoss over (question, passage[, hard negative]) pairs, seeded.
 The adapters come out as `Factors`: for each linear layer, `down` [rank, in] and `up` [out, rank] with
-W' = W + up @ down, which graph.LowRank composes with the base's 4-bit blocks (rules_fr.py). The training
+W' = W + up @ down, which e5's graph.LowRank composes with the base's 4-bit blocks (e5/taught.py). The training
 itself is the model room's one trainer (indexer/models/trainer.py).
 """
 
@@ -16,11 +16,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from indexer.models.deltas_file import Factors
-from indexer.models.e5.graph import LINEARS
-
-# transformers' module names of the trained linear layers (peft matches them by name suffix).
-TARGETS = ("query", "key", "value", "dense")
-PROMPTS = {"query": "query: ", "passage": "passage: ", "negative": "passage: "}
 
 
 @dataclass(frozen=True)
@@ -40,26 +35,18 @@ class LoraRecipe:
 
 @dataclass(frozen=True)
 class Adapted:
-    """What a family's adapters go into: its linear layers' module names, the prompts of its examples, and
-    the key each layer's factors are stored under (from its module name in the encoder)."""
+    """What a family's adapters go into (e5/taught.py's E5, gemma/taught.py's ADAPTED): its linear layers' module
+    names, the prompts of its examples, and the key each layer's factors are stored under (from its module name
+    in the encoder)."""
 
     targets: tuple[str, ...]
     prompts: dict[str, str]
     key: Callable[[str], str]
 
 
-def _e5_key(module: str) -> str:
-    """"encoder.layer.3.attention.self.query" -> "l3.q" (rules_fr.compose reads them so)."""
-    _, _, layer, rest = module.split(".", 3)
-    return f"l{layer}.{next(name for name, (_, hf) in LINEARS.items() if hf == rest)}"
-
-
-E5 = Adapted(TARGETS, PROMPTS, _e5_key)
-
-
 def train_lora(float32_dir: Path, queries: list[str], passages: list[str], negatives: list[str] | None, *,
                recipe: LoraRecipe, seed: int, scratch: Path, threads: int | None = None,
-               progress: bool = True, adapted: Adapted = E5) -> tuple[Factors, dict]:
+               progress: bool = True, adapted: Adapted) -> tuple[Factors, dict]:
     """Train adapters on the float32 folder over the examples (query i answered by passage i, not by
     negative i); returns the factors and the training figures."""
     from indexer.models.trainer import Fit, adapter_factors, fit

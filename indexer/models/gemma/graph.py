@@ -302,7 +302,7 @@ class _GemmaBuilder(OnnxBuilder):
 
 class _Weights:
     """The transformer's tensors, read one at a time from the open safetensors file; a linear layer with
-    low-rank deltas (taught rulebooks: rules_fr.read_deltas's factors, keyed by module name) comes out as
+    low-rank deltas (taught rulebooks: deltas_file.read_deltas's factors, keyed by module name) comes out as
     W + up @ down, quantised like any other."""
 
     def __init__(self, st, prefix: str, deltas: dict | None = None):

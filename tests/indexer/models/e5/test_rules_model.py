@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from indexer.models.lora import LoraRecipe
-from indexer.models.rules_fr import compose, read_deltas, save_deltas
+from indexer.models.deltas_file import read_deltas, save_deltas
+from indexer.models.e5.taught import compose
 from indexer.errors import ModelError
 
 TINY = LoraRecipe(rank=4, alpha=8, learning_rate=1e-3, epochs=1, batch_size=8, max_seq_length=64)
@@ -62,6 +63,7 @@ def tiny_training(e5_model_dir, settings, tmp_path_factory):
     """Sixteen examples of one training game, trained twice with the same seed."""
     from eval.training_set import examples, load
     from indexer.models import get_family
+    from indexer.models.e5.taught import E5
     from indexer.models.lora import train_lora
     from indexer.store import embedding_text
 
@@ -70,7 +72,7 @@ def tiny_training(e5_model_dir, settings, tmp_path_factory):
     queries, passages = [e.question for e in items], [embedding_text(e.passage, e.game) for e in items]
     float32_dir = get_family("e5-small").reference(e5_model_dir.parent)
     runs = [train_lora(float32_dir, queries, passages, None, recipe=TINY, seed=7, threads=settings.threads,
-                       scratch=tmp_path_factory.mktemp("scratch"), progress=False) for _ in range(2)]
+                       scratch=tmp_path_factory.mktemp("scratch"), progress=False, adapted=E5) for _ in range(2)]
     return float32_dir, queries, runs
 
 
@@ -90,7 +92,7 @@ def test_the_composed_graph_computes_what_the_trained_model_does(tiny_training, 
 
     from indexer.models.e5.graph import LINEARS
     from indexer.models.embedders import load_folder_embedder
-    from indexer.models.rules_fr import RULES_MODEL_NAME, build_rules_model
+    from indexer.models.e5.taught import RULES_MODEL_NAME, build_rules_model
 
     float32_dir, queries, ((factors, _), _) = tiny_training
     deltas = save_deltas(factors, {"recipe": {"rank": TINY.rank}, "seed": 7}, tmp_path / "d.npz")

@@ -13,7 +13,7 @@ from indexer.models.gemma import fetch
 from indexer.models.gemma import taught
 from indexer.models.gemma.graph import build_graph
 from indexer.models.lora import LoraRecipe, train_lora
-from indexer.models.rules_fr import read_deltas, save_deltas
+from indexer.models.deltas_file import read_deltas, save_deltas
 from tests.fake_wheels import FakeDownload, make_source
 from tests.gemma_tiny import write_tiny_gemma
 

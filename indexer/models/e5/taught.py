@@ -1,4 +1,5 @@
-"""e5-small taught rulebooks ("rules-fr"): the base model plus low-rank deltas trained on the training corpus.
+"""e5-small taught rulebooks ("rules-fr"): the base model plus low-rank deltas trained on the training corpus
+(EmbeddingGemma's taught model is gemma/taught.py).
 
 The deltas are data, committed (indexer/models/deltas/rules-fr.npz, float16, and its .json: recipe, seed, what it
 was trained on, its figures); `make train` (`rulesqa train`) rebuilds them from training/, seeded.
@@ -17,17 +18,32 @@ from pathlib import Path
 from indexer.atomic import folder_replaced
 from indexer.errors import ModelError
 from indexer.locks import models_locked, remove_leftovers
+from indexer.models.deltas_file import DELTAS_DIR, Factors, read_deltas
 from indexer.models.description import (MANIFEST, ONNX_FILE, describe, make_readable, read_model_manifest,
                                         write_description)
 from indexer.models.e5.folder import MODEL_NAME
 from indexer.models.e5.graph import LINEARS, EncoderWeights, Layer, LowRank
-from indexer.models.deltas_file import DELTAS_DIR, Factors, read_deltas, save_deltas  # noqa: F401 (save_deltas: its callers')
+from indexer.models.lora import Adapted
 
 VARIANT = "rules-fr"
 RULES_MODEL_NAME = f"{MODEL_NAME}-{VARIANT}"
 DELTAS = DELTAS_DIR / f"{VARIANT}.npz"
 # The base folder's files a composed model keeps as they are (tokenizer included: it tokenizes as the base).
 _COPIED = ("config.json", "config_sentence_transformers.json", "sentence_bert_config.json", "tokenizer.npz")
+
+# transformers' module names of the trained linear layers (peft matches them by name suffix).
+TARGETS = ("query", "key", "value", "dense")
+PROMPTS = {"query": "query: ", "passage": "passage: ", "negative": "passage: "}
+
+
+def _e5_key(module: str) -> str:
+    """"encoder.layer.3.attention.self.query" -> "l3.q" (compose reads them so)."""
+    _, _, layer, rest = module.split(".", 3)
+    return f"l{layer}.{next(name for name, (_, hf) in LINEARS.items() if hf == rest)}"
+
+
+# What e5's adapters go into (lora.train_lora's `adapted`).
+E5 = Adapted(TARGETS, PROMPTS, _e5_key)
 
 
 def compose(base: EncoderWeights, factors: Factors) -> EncoderWeights:
