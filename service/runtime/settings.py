@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     # to answer.
     model: str | None = Field(None, description="Modèle : e5-small, rules-fr, embeddinggemma ou un dossier "
                                                 "sentence-transformers ; défaut : celui de l'index.")
-    # An optional cross-encoder folder on disk (service/engine/judge.py); off by default, never downloaded.
+    # An optional cross-encoder folder on disk (service/engine/judge/reranker.py); off by default, never downloaded.
     reranker: Path | None = Field(None, description="Dossier d'un cross-encoder sentence-transformers (facultatif).")
     # The learned ranker (service/engine/judge/learned.py), for a model family that has one: off by default
     # (below the regression gate's floors on the corpus games' test split), on for shelves of rulebooks unlike
@@ -83,7 +83,7 @@ class Settings(BaseSettings):
         return value.expanduser() if value is not None else None
 
     def reranker_model(self):
-        """The configured reranker (service/engine/judge.py), or None when RULESQA_RERANKER is unset."""
+        """The configured reranker (service/engine/judge/reranker.py), or None when RULESQA_RERANKER is unset."""
         if self.reranker is None:
             return None
         from service.engine.judge.reranker import CrossEncoderReranker
