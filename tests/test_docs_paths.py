@@ -169,7 +169,7 @@ def test_the_readme_is_short_and_its_quickstart_is_the_two_commands_ci_runs():
     readme = (ROOT / "README.md").read_text("utf-8")
     assert len(readme.splitlines()) <= 120  # issue 45: a newcomer's ten minutes; the rest lives in docs/
     quickstart = readme.split("## Quickstart", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
-    commands = [line.split("#")[0].strip() for line in quickstart.splitlines() if line.strip()]
+    commands = [command for line in quickstart.splitlines() if (command := line.split("#")[0].strip())]
     assert commands == ["make serve", "make test"]
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
           if line.strip() and not line.startswith("#")]
