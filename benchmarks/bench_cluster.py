@@ -71,7 +71,7 @@ def connect(nodes: RayNodes):
 
 def passage_texts(n: int, work: Path) -> list[str]:
     from indexer.passages import load_passages
-    from indexer.store import embedding_text
+    from indexer.passage_text import embedding_text
 
     corpus = work / "build-corpus"
     generate(math.ceil(n / 170) + 1, corpus, seed=24)

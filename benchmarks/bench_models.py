@@ -50,7 +50,7 @@ def gold_texts() -> list[str]:
 
 def passage_texts(embedder, corpus: Path) -> list[str]:
     from indexer.passages import load_passages
-    from indexer.store import embedding_text
+    from indexer.passage_text import embedding_text
 
     docs, passages = load_passages(corpus)
     games = {d.game.id: d.game for d in docs}

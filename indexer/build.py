@@ -18,7 +18,8 @@ from indexer.analysis import analyze
 from indexer.lexical import lexical_index
 from indexer.locks import index_locked
 from indexer.passages import load_passages
-from indexer.store import CorpusInfo, EmbeddingInfo, Manifest, corpus_hash, embedding_text, lexical_text
+from indexer.passage_text import corpus_hash, embedding_text, lexical_text
+from indexer.store import CorpusInfo, EmbeddingInfo, Manifest
 
 if TYPE_CHECKING:
     from indexer.models import Embedder

@@ -2,7 +2,7 @@
 
     OUT/shelf.json …     the catalogue (shelf.json, manifest.json, games.json, words.txt, centroid.npy): the
                          shards, and the whole corpus as a single index of it would describe it; written
-                         and read by store.py alone (store.save_shelf_catalogue, read_shelf_catalogue)
+                         and read by shelf_catalogue.py alone (save_shelf_catalogue, read_shelf_catalogue)
     OUT/shard-00/ …      ordinary index folders (store.py), each with whole games, in the single index's
                          row order
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer import store
+from indexer import shelf_catalogue, store
 from indexer.atomic import folder_replaced
 from indexer.build import BuildResult, PassageEncoder, dense_index, make_manifest, prepare_index
 from indexer.corpus import Game
@@ -38,7 +38,7 @@ class Shelf:
 
     folder: Path
     manifest: store.Manifest
-    shards: list[store.ShardInfo]
+    shards: list[shelf_catalogue.ShardInfo]
     games: list[Game]
     words: frozenset[str]
     centroid: np.ndarray
@@ -48,7 +48,7 @@ class Shelf:
 
 
 def is_sharded(folder: Path) -> bool:
-    return store.is_shelf(folder)
+    return shelf_catalogue.is_shelf(folder)
 
 
 def assign(passages_per_game: dict[str, int], k: int) -> list[list[str]]:
@@ -94,15 +94,16 @@ def build_shards(corpus: Path, out: Path, embedder, shards: int, progress: bool 
                                        model_dir=data.model_dir),  # each shard holds its model (index format 6)
                        tmp / folder)
             words |= store.read_words(tmp / folder)
-            infos.append(store.ShardInfo(folder, group, [game_rows[g][0] if g in game_rows else -1 for g in group],
-                                         len(rows), manifest.corpus.hash))
-        store.save_shelf_catalogue(tmp, store.ShelfCatalogue(data.manifest, data.games, frozenset(words),
-                                                             store.centroid(vectors16), infos))
+            infos.append(shelf_catalogue.ShardInfo(folder, group,
+                                                   [game_rows[g][0] if g in game_rows else -1 for g in group],
+                                                   len(rows), manifest.corpus.hash))
+        shelf_catalogue.save_shelf_catalogue(tmp, shelf_catalogue.ShelfCatalogue(
+            data.manifest, data.games, frozenset(words), store.centroid(vectors16), infos))
     return BuildResult(data.manifest, built.stats(started))
 
 
 def read_shelf(folder: Path) -> Shelf:
     """The catalogue of a sharded index folder; refused (IndexMismatchError) when unreadable or not one."""
-    catalogue = store.read_shelf_catalogue(folder)
+    catalogue = shelf_catalogue.read_shelf_catalogue(folder)
     return Shelf(Path(folder), catalogue.manifest, catalogue.shards, catalogue.games, catalogue.words,
                  catalogue.centroid)

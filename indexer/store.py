@@ -1,4 +1,6 @@
-"""The only code that knows the index folder's files, and its typed manifest.
+"""The only code that knows the index folder's files, and its typed manifest. Beside it: the passages' text as
+the model and BM25 read it, and the corpus hash (passage_text.py), the model/ folder placed and described
+(index_model.py), calibration.json (calibration_file.py), a shelf's catalogue (shelf_catalogue.py).
 
     manifest.json   format version, embedding (model id, fingerprint, dimension, passage template),
                     FAISS type, analyzer version, corpus hash, passage counts per game, build time
@@ -19,7 +21,8 @@
     tokens.npz      the analysed terms of every passage (vocabulary, term ids, offsets): an update of one
                     game rebuilds the BM25 statistics of the shelf without analysing its text again
     calibration.json  the thresholds measured for this index by `rulesqa eval --calibrate`
-                    (service/engine/calibration.py); absent until then, carried over by every rebuild
+                    (service/engine/calibration.py, through calibration_file.py); absent until then,
+                    carried over by every rebuild
     model/          the model the vectors were made with, when it is a model folder of ours (a family's
                     folder, or an adapted e5: ONNX graph, tokenizer, its own rulesqa_build.json describing it);
                     the manifest's `model` gives the digest of that folder's manifest, every file's size, and
@@ -44,25 +47,11 @@ has one), under the folder's advisory lock (indexer/locks.py), so an interrupted
 the previous index as it was, and the next save removes what a killed one left. rows.npz, words.txt and centroid.npy are computed by `save` from what it
 writes, so they always describe it; `load` reads them and leaves the passages and vectors on disk. `check_compatible` refuses an index whose vectors or terms were made
 by another model, passage template or analyzer than the ones asking.
-
-A shelf (indexer/shelf.py: K index folders of whole games) keeps, beside its shard folders, its catalogue:
-what the service needs of the whole corpus without opening a shard (`save_shelf_catalogue`,
-`read_shelf_catalogue`).
-
-    shelf.json      the shards: each one's folder, games (in the single index's row order), the row where
-                    each game starts in the single index, its passage count and corpus hash; the rows in all
-    manifest.json   the manifest a single index of the whole corpus would have (same corpus hash)
-    games.json      every game, in the single index's order
-    words.txt       the whole corpus's folded words (the union of the shards', folding is per token)
-    centroid.npy    the mean of every vector (exact in float64, as `centroid`)
 """
 
 from __future__ import annotations
 
-import errno
-import hashlib
 import json
-import os
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -71,57 +60,23 @@ from pathlib import Path
 import numpy as np
 
 from indexer.analysis import ANALYZER_VERSION, folded_words
-from indexer.atomic import folder_replaced, write_text_atomic
-from indexer.corpus import SOURCE_KEYS, Game
-from indexer.models.description import E5_FORM, passage_text
-from indexer.models.description import MANIFEST as MODEL_MANIFEST
-from indexer.models.description import read_model_manifest
+from indexer.atomic import folder_replaced
+# calibration.json's reader and writer, named here too for service/engine/calibration.py (store.read_calibrations).
+from indexer.calibration_file import CALIBRATION, read_calibrations, save_calibration_entry  # noqa: F401
+from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
+from indexer.index_model import ModelInfo, model_info, place_model
 from indexer.locks import index_locked, remove_leftovers
 from indexer.passage_file import PassageFile
+from indexer.passage_text import PASSAGE_TEMPLATE
 from indexer.passages import Passage
 
 # 5: rows.npz, words.txt and centroid.npy; passages are read from disk when needed. 6: the model inside (model/).
 FORMAT_VERSION = 6
-CALIBRATION = "calibration.json"
 FILES = ("manifest.json", "passages.jsonl", "rows.npz", "words.txt", "centroid.npy", "games.json", "vectors.npy",
          "dense.faiss", "lexical", "tokens.npz")
 MODEL_DIR = "model"
-# Model files at least this large are hard-linked into the index when they can be; smaller ones are copied.
-LINK_MIN_BYTES = 1 << 20
 REBUILD_HINT = "lancez « rulesqa index » pour le reconstruire"
-SHELF_FILE = "shelf.json"
-SHELF_FORMAT = 1
-# Bump when embedding_text() changes: stored vectors of unchanged passages are then not reused. (A model's own
-# passage form is part of its fingerprint: indexer/models/description.py.)
-PASSAGE_TEMPLATE = 1
-
-
-def embedding_text(passage: Passage, game: Game, form: str = E5_FORM) -> str:
-    """The passage as the model encodes it, in the model's passage form (`Embedder.passage_form`): its title is
-    the game and the section, the context a bare bullet lacks ("Aux points" alone says little)."""
-    return passage_text(form, " · ".join(x for x in (game.title, passage.section) if x), passage.text)
-
-
-def lexical_text(passage: Passage, game: Game) -> str:
-    return f"{game.title} {passage.section or ''}\n{passage.text}"
-
-
-def corpus_hash(games: list[Game], passages: list[Passage]) -> str:
-    # In game id order, whatever the rows' order: an index updated one game at a time (its games appended)
-    # and a fresh build of the same corpus have the same hash.
-    canonical = json.dumps(
-        {
-            # The PDF keys only when set: a corpus without imported PDFs keeps the hash (and index) it had.
-            "games": [{k: v for k, v in asdict(g).items()
-                       if k != "path" and not (k in SOURCE_KEYS and v is None) and not (k == "lexicon" and not v)}
-                      for g in sorted(games, key=lambda g: g.id)],
-            "passages": [p.to_dict() for p in sorted(passages, key=lambda p: p.game)],
-        },
-        ensure_ascii=False,
-        sort_keys=True,
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -145,17 +100,6 @@ class CorpusInfo:
     games: int
     passages: int
     passages_per_game: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """The model folder inside the index (model/), as `save` placed it."""
-
-    digest: str  # sha256 of the folder's own manifest (rulesqa_build.json), which holds every file's sha256
-    files: dict[str, int]  # every file of the folder (relative path) and its size in bytes
-    # What the folder's description says it is (indexer/models/description.py), for a reader of manifest.json.
-    family: str = ""
-    runtime: str = ""
 
 
 @dataclass(frozen=True)
@@ -256,38 +200,38 @@ def save(index: IndexData, target: Path) -> Path:
 
 
 def _save_files(index: IndexData, tmp: Path, faiss) -> None:
-    model = _place_model(Path(index.model_dir), tmp / MODEL_DIR) if index.model_dir is not None else None
-    _write_manifest(tmp, replace(index.manifest, model=model))
+    model = place_model(Path(index.model_dir), tmp / MODEL_DIR) if index.model_dir is not None else None
+    write_manifest(tmp, replace(index.manifest, model=model))
     tokens = _save_passages(tmp, index.passages, index.games)
     tokens.update(w for g in index.games for w in " ".join([g.title, g.id, *g.aliases]).split())
-    _write_words(tmp, folded_words(tokens))
-    _write_games(tmp, index.games)
+    write_words(tmp, folded_words(tokens))
+    write_games(tmp, index.games)
     vectors = np.asarray(index.vectors, dtype=np.float16)
     np.save(tmp / "vectors.npy", vectors, allow_pickle=False)
-    _write_centroid(tmp, centroid(vectors))
+    write_centroid(tmp, centroid(vectors))
     faiss.write_index(index.dense, str(tmp / "dense.faiss"))
     index.lexical.save(str(tmp / "lexical"), show_progress=False)
     _save_tokens(tmp / "tokens.npz", index.tokens)
 
 
-def _write_manifest(folder: Path, manifest: Manifest) -> None:
+def write_manifest(folder: Path, manifest: Manifest) -> None:
     (folder / "manifest.json").write_text(json.dumps(manifest.to_dict(), ensure_ascii=False, indent=2), "utf-8")
 
 
-def _write_games(folder: Path, games: list[Game]) -> None:
+def write_games(folder: Path, games: list[Game]) -> None:
     games_json = json.dumps([asdict(g) for g in games], ensure_ascii=False, indent=2)
     (folder / "games.json").write_text(games_json, "utf-8")
 
 
-def _write_words(folder: Path, words: Iterable[str]) -> None:
+def write_words(folder: Path, words: Iterable[str]) -> None:
     (folder / "words.txt").write_text("\n".join(sorted(words)), "utf-8")
 
 
-def _write_centroid(folder: Path, mean: np.ndarray) -> None:
+def write_centroid(folder: Path, mean: np.ndarray) -> None:
     np.save(folder / "centroid.npy", mean, allow_pickle=False)
 
 
-def _read_games(folder: Path) -> list[Game]:
+def read_games(folder: Path) -> list[Game]:
     return [game_from_dict(g) for g in json.loads((folder / "games.json").read_text("utf-8"))]
 
 
@@ -296,42 +240,8 @@ def read_words(folder: Path) -> frozenset[str]:
     return frozenset((Path(folder) / "words.txt").read_text("utf-8").split("\n")) - {""}
 
 
-def _read_centroid(folder: Path) -> np.ndarray:
+def read_centroid(folder: Path) -> np.ndarray:
     return np.load(folder / "centroid.npy", allow_pickle=False)
-
-
-def _place_model(source: Path, dest: Path) -> ModelInfo:
-    """Put the model folder `source` at `dest`: large files hard-linked where the file system allows it,
-    copied otherwise; returns what the manifest records of it."""
-    manifest = source / MODEL_MANIFEST
-    if not manifest.is_file():
-        raise IndexMismatchError(f"dossier de modèle sans {MODEL_MANIFEST} : {source}")
-    files = sorted(p for p in source.rglob("*") if p.is_file())
-    for path in files:
-        out = dest / path.relative_to(source)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if path.stat().st_size >= LINK_MIN_BYTES:
-            try:
-                os.link(path, out)
-                continue
-            except OSError as exc:
-                if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
-                    raise
-        shutil.copyfile(path, out)
-    for p in [dest, *dest.rglob("*")]:
-        if p.is_dir():
-            p.chmod(0o755)
-    return model_info(dest)
-
-
-def model_info(folder: Path) -> ModelInfo:
-    """Digest of a model folder's manifest, the size of each of its files, its family and runtime."""
-    folder = Path(folder)
-    raw = (folder / MODEL_MANIFEST).read_bytes()
-    files = {p.relative_to(folder).as_posix(): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()}
-    described = read_model_manifest(folder) or {}
-    return ModelInfo(hashlib.sha256(raw).hexdigest(), files, str(described.get("family", "")),
-                     str(described.get("runtime", "")))
 
 
 def model_folder(folder: Path, manifest: Manifest | None = None) -> Path | None:
@@ -394,29 +304,6 @@ def load_tokens(folder: Path) -> list[list[str]]:
     return [[vocabulary[i] for i in ids[offsets[r] : offsets[r + 1]]] for r in range(len(offsets) - 1)]
 
 
-def read_calibrations(folder: Path) -> dict:
-    """The calibrations measured for the index folder (calibration.json: an entry per model family, written by
-    `save_calibration_entry`); empty when it has none. Unreadable JSON raises (OSError, ValueError): the reader
-    (service/engine/calibration.py) says why it falls back."""
-    path = Path(folder) / CALIBRATION
-    if not path.is_file():
-        return {}
-    return json.loads(path.read_text("utf-8"))
-
-
-def save_calibration_entry(folder: Path, name: str, entry: dict) -> Path:
-    """Set the calibration `name` of the index folder, its other entries kept (an unreadable file is replaced),
-    written atomically: a reader sees the old file or the whole new one. Returns the file's path."""
-    path = Path(folder) / CALIBRATION
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        data = {}
-    data[name] = entry
-    # An unmeasured threshold is infinite: Python's json writes and reads it as Infinity.
-    return write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
 def read_manifest(folder: Path) -> Manifest:
     folder = Path(folder)
     path = folder / "manifest.json"
@@ -450,11 +337,11 @@ def load(folder: Path) -> IndexData:
             rows = Rows(data["game"], data["section"], tuple(data["sections"].tolist()))
             passages = PassageFile(folder / "passages.jsonl", data["offsets"])
         words = read_words(folder)
-        games = _read_games(folder)
+        games = read_games(folder)
         vectors = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
         if manifest.dense_index == "IndexFlatIP":  # small enough to multiply in float32 (service/engine/retrieval/single.py)
             vectors = np.asarray(vectors, dtype=np.float32)
-        mean = _read_centroid(folder)
+        mean = read_centroid(folder)
         dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = bm25s.BM25.load(str(folder / "lexical"), show_progress=False)
     except Exception as exc:  # any unreadable file means the same thing to the user
@@ -486,59 +373,3 @@ def load_vectors_for_reuse(folder: Path, embedding: EmbeddingInfo) -> dict[str, 
     return dict(zip(ids, vectors))
 
 
-# ---------- a shelf's catalogue ----------
-
-
-@dataclass(frozen=True)
-class ShardInfo:
-    folder: str
-    games: list[str]
-    starts: list[int]  # the row of each game's first passage in the single index
-    passages: int
-    corpus_hash: str
-
-
-@dataclass(frozen=True)
-class ShelfCatalogue:
-    """A shelf's own files: the whole corpus as a single index would describe it, and its shards."""
-
-    manifest: Manifest
-    games: list[Game]
-    words: frozenset[str]
-    centroid: np.ndarray
-    shards: list[ShardInfo]
-
-
-def is_shelf(folder: Path) -> bool:
-    return (Path(folder) / SHELF_FILE).is_file()
-
-
-def save_shelf_catalogue(folder: Path, catalogue: ShelfCatalogue) -> None:
-    """Write the catalogue into `folder`, a shelf being written beside its place: the shelf renames the
-    whole folder into place (indexer/shelf.py), so a reader never sees half a catalogue."""
-    folder = Path(folder)
-    _write_manifest(folder, catalogue.manifest)
-    _write_games(folder, catalogue.games)
-    _write_words(folder, catalogue.words)
-    _write_centroid(folder, catalogue.centroid)
-    shelf = {"format": SHELF_FORMAT, "rows": sum(s.passages for s in catalogue.shards),
-             "shards": [asdict(s) for s in catalogue.shards]}
-    (folder / SHELF_FILE).write_text(json.dumps(shelf, ensure_ascii=False, indent=1), "utf-8")
-
-
-def read_shelf_catalogue(folder: Path) -> ShelfCatalogue:
-    """The catalogue of a shelf; refused (IndexMismatchError) when unreadable, not one, or of another format."""
-    folder = Path(folder)
-    try:
-        shelf = json.loads((folder / SHELF_FILE).read_text("utf-8"))
-        if shelf.get("format") != SHELF_FORMAT:
-            raise ValueError(f"format {shelf.get('format')!r}")
-        manifest = Manifest.from_dict(json.loads((folder / "manifest.json").read_text("utf-8")))
-        games, words, mean = _read_games(folder), read_words(folder), _read_centroid(folder)
-        shards = [ShardInfo(**s) for s in shelf["shards"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise IndexMismatchError(f"index partagé illisible dans {folder} ({exc}) : {REBUILD_HINT}") from None
-    if manifest.format_version != FORMAT_VERSION:
-        raise IndexMismatchError(f"index au format {manifest.format_version!r}, ce code attend le format "
-                                 f"{FORMAT_VERSION} : {REBUILD_HINT}")
-    return ShelfCatalogue(manifest, games, words, mean, shards)

@@ -27,7 +27,8 @@ from indexer.corpus import corpus_files, read_game
 from indexer.errors import CorpusError, UnknownGameError
 from indexer.locks import index_locked
 from indexer.passages import passages_of
-from indexer.store import EmbeddingInfo, embedding_text, lexical_text
+from indexer.passage_text import embedding_text, lexical_text
+from indexer.store import EmbeddingInfo
 
 ID_LINE = re.compile(r"^id:\s*(\S+)\s*$", re.MULTILINE)
 

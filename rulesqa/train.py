@@ -23,7 +23,7 @@ from eval.training_set import Example, examples, load, subset
 from indexer.models.deltas_file import save_deltas
 from indexer.models.e5.taught import DELTAS, E5
 from indexer.models.lora import Adapted, LoraRecipe, recipe_dict, train_lora
-from indexer.store import embedding_text
+from indexer.passage_text import embedding_text
 
 SEED = 0
 

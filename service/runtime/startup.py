@@ -83,7 +83,7 @@ def stop_build(child: subprocess.Popen) -> None:
 
 def _corpus_hash(corpus_dir: Path) -> str:
     from indexer.passages import load_passages
-    from indexer.store import corpus_hash
+    from indexer.passage_text import corpus_hash
 
     docs, passages = load_passages(corpus_dir)
     return corpus_hash([d.game for d in docs], passages)

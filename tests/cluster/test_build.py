@@ -62,7 +62,7 @@ def test_e5_vectors_from_the_cluster_are_identical(ray_cluster, real_embedder, r
 def test_other_batch_boundaries_stay_within_cosine_0_99999(ray_cluster, real_embedder, real_index):
     """Batches of 7 instead of the build's 32: other padding, other last bits, the same vectors."""
     from indexer.ray_encode import RayEncoder
-    from indexer.store import embedding_text
+    from indexer.passage_text import embedding_text
 
     data = store.load(real_index)
     games = {g.id: g for g in data.games}

@@ -12,6 +12,7 @@ from indexer import store
 from indexer.analysis import ANALYZER_VERSION
 from indexer.build import build_index
 from indexer.errors import IndexMismatchError
+from indexer.passage_text import embedding_text
 from service.engine.retrieval.single import SingleIndexRetriever as Retriever
 from service.engine.question import Question
 
@@ -120,7 +121,7 @@ def test_vectors_are_stored_in_float16_and_memory_mapped_above_the_exact_limit(t
     assert np.load(tmp_path / "flat" / "vectors.npy").dtype == np.float16  # half the bytes on disk
     flat = store.load(tmp_path / "flat")
     assert flat.vectors.dtype == np.float32 and not isinstance(flat.vectors, np.memmap)
-    exact = FakeEmbedder().encode_passages([store.embedding_text(flat.passages[0], flat.games[0])])[0]
+    exact = FakeEmbedder().encode_passages([embedding_text(flat.passages[0], flat.games[0])])[0]
     assert np.abs(flat.vectors[0] - exact).max() < 1e-3  # float16 keeps ~3 decimal digits
     monkeypatch.setattr(build, "EXACT_SEARCH_MAX", 10)
     build_index(CORPUS, tmp_path / "ivf", FakeEmbedder(), progress=False)

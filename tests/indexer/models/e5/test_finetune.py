@@ -20,7 +20,7 @@ from indexer.models.e5.finetune import (MIN_PAIRS, RECIPE, Pair, Recipe, adapt_m
 from indexer.errors import ModelError
 from indexer.passages import Passage, load_passages
 from indexer.models.embedders import load_folder_embedder
-from indexer.store import embedding_text
+from indexer.passage_text import embedding_text
 from tests.fakes import CORPUS
 
 ALPHA = Game("alpha", "Alpha")

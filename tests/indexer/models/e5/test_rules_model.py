@@ -65,7 +65,7 @@ def tiny_training(e5_model_dir, settings, tmp_path_factory):
     from indexer.models import get_family
     from indexer.models.e5.taught import E5
     from indexer.models.lora import train_lora
-    from indexer.store import embedding_text
+    from indexer.passage_text import embedding_text
 
     game = next(g for g in load(split="train"))
     items = examples([game])[:16]

@@ -119,7 +119,7 @@ def test_an_index_built_with_it_holds_it_and_answers_from_it(served, tmp_path):
 
 def test_passages_are_written_in_the_models_own_form():
     from indexer.passages import load_passages
-    from indexer.store import embedding_text
+    from indexer.passage_text import embedding_text
     from tests.fakes import CORPUS
 
     docs, passages = load_passages(CORPUS)

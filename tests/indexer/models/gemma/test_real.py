@@ -37,7 +37,7 @@ def pair(built, settings):
 
 def test_the_served_graph_is_faithful_to_the_float32_model(pair, corpus_dir):
     from indexer.passages import load_passages
-    from indexer.store import embedding_text
+    from indexer.passage_text import embedding_text
 
     lean, reference = pair
     questions = [q.question for q in load_questions("dev")[::4]]
