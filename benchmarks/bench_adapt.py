@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 CHILD = """
 import json, sys
 from pathlib import Path
-from indexer.models.e5.finetune import adapt_model, training_pairs
+from indexer.corpus_pairs import training_pairs
+from indexer.models.e5.finetune import adapt_model
 from indexer.passages import load_passages
 docs, passages = load_passages(Path(sys.argv[1]))
 pairs = training_pairs(passages, [d.game for d in docs])

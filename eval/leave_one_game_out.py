@@ -20,7 +20,8 @@ from eval import metrics as m
 from eval.gold import GoldQuestion
 from eval.run import ask_all
 from indexer.build import build_index
-from indexer.models.e5.finetune import MIN_PAIRS, adapt_model, training_pairs
+from indexer.corpus_pairs import training_pairs
+from indexer.models.e5.finetune import MIN_PAIRS, adapt_model
 from indexer.models.embedders import load_folder_embedder
 from indexer.passages import load_passages
 

@@ -35,8 +35,8 @@ from indexer.models.e5.finetune import (
     adapted_fingerprint,
     base_fingerprint,
     pairs_digest,
-    training_pairs,
 )
+from indexer.corpus_pairs import training_pairs
 from indexer.passages import load_passages
 
 

@@ -98,7 +98,7 @@ def test_the_same_model_everywhere_gives_the_same_figures(tmp_path, fakes, monke
 
 def test_a_game_whose_removal_leaves_too_few_pairs_is_not_adapted(tmp_path, fakes, monkeypatch):
     adapted, _ = fakes
-    from indexer.models.e5.finetune import training_pairs
+    from indexer.corpus_pairs import training_pairs
     from indexer.passages import load_passages
 
     docs, passages = load_passages(CORPUS)

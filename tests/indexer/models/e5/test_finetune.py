@@ -15,8 +15,8 @@ import pytest
 
 from indexer.corpus import Game
 from indexer.models.e5 import finetune as adapt
-from indexer.models.e5.finetune import (MIN_PAIRS, RECIPE, Pair, Recipe, adapt_model, adapted_dir, adapted_fingerprint,
-                              training_pairs)
+from indexer.corpus_pairs import training_pairs
+from indexer.models.e5.finetune import (MIN_PAIRS, RECIPE, Pair, Recipe, adapt_model, adapted_dir, adapted_fingerprint)
 from indexer.errors import ModelError
 from indexer.passages import Passage, load_passages
 from indexer.models.embedders import load_folder_embedder
