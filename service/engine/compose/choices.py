@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from service.engine.answer import Choice
+from service.engine.answer import Choice, Quote
 from service.engine.compose.quote import citation, extract_answer, short_citation
 from service.engine.question import Question
 
@@ -23,10 +23,17 @@ def label(passage) -> str:
     return " ".join(words[:LABEL_WORDS]) + (" …" if len(words) > LABEL_WORDS else "")
 
 
-def choices(offered: list, question: Question, title_of) -> list[Choice]:
-    """The offered hits as choices (none when there is only one); `title_of`: game id -> the game's title."""
+def choices(offered: list, question: Question, title_of, quote: Quote | None = None) -> list[Choice]:
+    """The offered hits as choices (none when there is only one); `title_of`: game id -> the game's title. The
+    quoted passage's answer is the quote's own text, extracted once (compose/reply.py)."""
     if len(offered) < 2:
         return []
-    return [Choice(h.passage.id, label(h.passage), extract_answer(h.passage, question),
+    return [Choice(h.passage.id, label(h.passage), _answer(h.passage, question, quote),
                    citation(h.passage, title_of(h.passage.game)), short_citation(h.passage), i == 0)
             for i, h in enumerate(offered)]
+
+
+def _answer(passage, question: Question, quote: Quote | None) -> str:
+    if quote is not None and passage.id == quote.passage_id:
+        return quote.text
+    return extract_answer(passage, question)

@@ -51,7 +51,7 @@ def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibrati
     else:
         refusal = _refusal(reason, decision, route, title, games)
     offered = [] if sure or reason in DEFINITIVE else calibration.confidence.offered(hits)
-    picks = choices(offered, question, lambda g: games[g].title)
+    picks = choices(offered, question, lambda g: games[g].title, quote)
     message = refusal.message if quote is None else found_message(quote.citation, probable=not sure and bool(picks))
     return Answer(
         question=asked.query.question,
