@@ -1,9 +1,10 @@
-"""Composition, last stage of an answer: the Answer a player reads, from the decision and what it decided on.
+"""Composition, last stage of an answer: the Answer a player reads, formatted from the decision and what it
+decided on; it decides nothing.
 
-A card question is answered by the card's line (or refused: the card does not give it); an answer quotes the
-best passage's answering sentence with its citation, its answer set, a common mistake that bears on it, and,
-when it is not sure, the choices to pick from; a refusal says why in French. It reads only what the earlier
-stages produced, and the games' titles.
+A card question the card answers quotes the card's line (decide/card_answer.py); an answer quotes the best
+passage's answering sentence with its citation, its answer set, a common mistake that bears on it, and, when it
+is not sure, the choices to pick from; a refusal says why in French. It reads only what the earlier stages
+produced, and the games' titles.
 """
 
 from __future__ import annotations
@@ -12,44 +13,36 @@ from collections.abc import Mapping
 
 from indexer.corpus import Game
 from service.engine.answer import Answer, CitedPassage, GameRef, Quote, Refusal
-from service.engine.compose.card_answer import card_answer
 from service.engine.compose.choices import choices
 from service.engine.compose.common_mistake import common_mistake, nearest
 from service.engine.compose.messages import card_refusal_message, found_message, refusal_message
 from service.engine.compose.quote import citation, extract_answer, short_citation
 from service.engine.decide.decision import Decision
-from service.engine.decide.refusal import DEFINITIVE, ELSEWHERE, Reason
+from service.engine.decide.refusal import DEFINITIVE, Reason
 from service.engine.findings import Route
 from service.engine.question.reading import Asked
 
 
 def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibration) -> Answer:
-    found, reason = decision.found, decision.reason
-    route = found.route
-    if reason in ELSEWHERE and route.how != "given":
-        route = Route(None, "none")  # a game guessed for a question about something else is noise
+    found, reason, route = decision.found, decision.reason, decision.route
     game = games[route.game] if route.game else None
     title = game.title if game else None
     question = asked.question
     quote = mistake = refusal = None
-    hits, sure = found.hits, False
-    if found.card is not None and reason not in ELSEWHERE:
+    if decision.card_line is not None:
         card = found.game.card
-        line, hits = card_answer(card, found.card.field, found.hits)
-        if line is None:
-            reason = Reason.NOT_IN_RULES
-            refusal = Refusal(reason, card_refusal_message(found.card.missing, title))
-        else:
-            reason, sure = None, True  # the card's own line: nothing to choose from
-            quote = Quote(line, citation(card, title), card.id, [card.id])
+        quote = Quote(decision.card_line, citation(card, title), card.id, [card.id])
+    elif decision.card_refused:
+        refusal = Refusal(reason, card_refusal_message(found.card.missing, title))
     elif reason is None:
         top = found.hits[0].passage
         answer_set = calibration.answer_set.select(found.hits)
         quote = Quote(extract_answer(top, question), citation(top, title), top.id, [h.passage.id for h in answer_set])
         mistake = common_mistake(nearest(found.game.mistakes, set(quote.passage_ids)), calibration.common_mistake, title)
-        sure = decision.sure
     else:
         refusal = _refusal(reason, decision, route, title, games)
+    sure = decision.sure
+    hits = decision.shown
     offered = [] if sure or reason in DEFINITIVE else calibration.confidence.offered(hits)
     picks = choices(offered, question, lambda g: games[g].title, quote)
     message = refusal.message if quote is None else found_message(quote.citation, probable=not sure and bool(picks))

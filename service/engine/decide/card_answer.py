@@ -1,5 +1,5 @@
-"""A card question's answer: the game card's line for the field asked (question/card_question.py), the card
-shown first among the passages."""
+"""A card question's outcome, decided by the card: its line for the field asked (question/card_question.py),
+the card shown first among the passages, or a refusal when the card does not give that field."""
 
 from __future__ import annotations
 
