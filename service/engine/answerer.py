@@ -31,7 +31,6 @@ from service.engine.question import Query, Turn, validate
 from service.engine.question.card_question import card_questions
 from service.engine.question.names import GameNames
 from service.engine.question.reading import Asked, Reader
-from service.engine.players_words import lexicon
 from service.engine.retrieval.protocol import Retriever
 from service.engine.retrieval.retrieve import Request
 from service.engine.routing.router import route
@@ -76,8 +75,8 @@ class Answerer:
         self._stages()
 
     def _stages(self) -> None:
-        self.reader = Reader(self.retriever, self.names, lexicon(), self.features.follow_up)
         f = self.features
+        self.reader = Reader(self.retriever.games, self.names, f.follow_up)
         self.judge = Judge(card_questions(), self.reranker, f.card, self.learned, f.ranker, f.answerability,
                            self.calibration.ranker)
 
@@ -126,8 +125,8 @@ class Answerer:
     def retrieve(self, asked: Asked) -> Retrieved:
         f, q = self.features, asked.query
         game = asked.named.game if asked.named is not None else None
-        return self.retriever.retrieve(Request(asked.question, asked.text, game, q.mode, q.k, self.judge.depth(q.k),
-                                               f.lexicon, f.lexical_routing))
+        return self.retriever.retrieve(Request(asked.question, game, asked.follows, q.mode, q.k,
+                                               self.judge.depth(q.k), f.lexicon, f.lexical_routing))
 
     def find(self, asked: Asked, retrieved: Retrieved) -> Findings:
         """Route and judge: what the question finds, before any decision."""

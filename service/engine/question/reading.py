@@ -1,16 +1,18 @@
-"""What a question says before anything is retrieved: the game the client gave, named in the question (typos
-allowed, names.py) or kept from the previous turn of a follow-up (follow_up.py), and the text retrieval asks in
-that game: an elliptic follow-up carries the previous question's words. Read once, as `Asked`."""
+"""What a question says before anything is retrieved, read once as `Asked`: the game the client gave, named in
+the question (typos allowed, names.py) or kept from the previous turn of a follow-up (follow_up.py), and the previous
+turn it may follow on from. It reads the question and the games'
+names only, never the index: whether an elliptic follow-up carries the previous question's words is retrieval's
+to say, in the game's own words (retrieval/retrieve.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from indexer.corpus import Game
+from indexer.errors import UnknownGameError
 from service.engine.findings import Route
 from service.engine.limits import AMBIGUOUS_GAMES
-from service.engine.players_words import Lexicon, in_game_words
-from service.engine.question import Query, Question
-from service.engine.question.follow_up import combined, elliptic, known_terms
+from service.engine.question import Query, Question, Turn
 from service.engine.question.names import GameNames
 
 
@@ -21,29 +23,32 @@ class Asked:
     # The game given, named in the question or kept from the previous turn (a route retrieval need not find);
     # None when the question names none.
     named: Route | None
-    text: str  # the question as retrieved in the named game (a follow-up carries the previous question's words)
+    # The previous turn, when the question may follow on from it: it is about the same game (retrieval says
+    # whether the question is elliptic enough to carry its words).
+    follows: Turn | None
 
 
 class Reader:
-    """Reads questions against the games of one index: their names, and each game's own words (`texts`: the
-    retriever's catalogue, for `game`, `game_ids`, `game_text` and `game_words`)."""
+    """Reads questions against the games of one index: their ids and names (`games`, in the index's
+    order)."""
 
-    def __init__(self, texts, names: GameNames, lexicon: Lexicon, follow_up: bool = True):
-        self.texts = texts
+    def __init__(self, games: list[Game], names: GameNames, follow_up: bool = True):
+        self.games = {g.id: g for g in games}
+        self.game_ids = [g.id for g in games]
         self.names = names
-        self.lexicon = lexicon
         self.follow_up = follow_up  # a follow-up keeps the previous turn's game and topic
 
     def read(self, query: Query) -> Asked:
         question = query.analysed
         named = self._named(query) or self._previous(query)
-        text = self._retrieved_text(query, named) if named is not None and named.game else query.question
-        return Asked(query, question, named, text)
+        follows = self._follows(query, named) if named is not None and named.game else None
+        return Asked(query, question, named, follows)
 
     def _named(self, query: Query) -> Route | None:
         """The game given, or named in the question (typos allowed); None when neither."""
         if query.game is not None:
-            self.texts.game(query.game)  # raises UnknownGameError with the known ids
+            if query.game not in self.games:
+                raise UnknownGameError(query.game, self.game_ids)
             return Route(query.game, "given")
         match = self.names.match(query.analysed)
         if match is None:
@@ -55,20 +60,13 @@ class Reader:
     def _previous(self, query: Query) -> Route | None:
         """A question that names no game keeps the previous turn's (when that game is still known)."""
         previous = query.previous
-        if not self.follow_up or previous is None or previous.game is None \
-                or previous.game not in self.texts.game_ids:
+        if not self.follow_up or previous is None or previous.game is None or previous.game not in self.games:
             return None
         return Route(previous.game, "previous")
 
-    def _retrieved_text(self, query: Query, route: Route) -> str:
-        """An elliptic follow-up about the previous turn's game (kept, or given again by the client) carries the
-        previous question's words."""
+    def _follows(self, query: Query, route: Route) -> Turn | None:
+        """The previous turn, when it was about the question's game (kept, or given again by the client)."""
         previous = query.previous
         if not (self.follow_up and previous is not None and previous.game == route.game):
-            return query.question
-        game = route.game
-        # Read in the game's words first: a player's "tuiles" is the rulebook's "plaquettes".
-        own = in_game_words(self.lexicon, query.question, self.texts.game(game), self.texts.game_words(game))
-        if elliptic(Question.of(own.text), known_terms(self.texts.game_text(game))):
-            return combined(previous, query.question)
-        return query.question
+            return None
+        return previous

@@ -5,7 +5,8 @@ retrieval itself, from each one's scoring primitives (`score`, `rank`, `likely_g
 `mistakes`, `card`, `_read_vocabulary`), the game lookups and the games' words kept.
 
 A question about a known game (given, named, or kept from the previous turn: question/reading.py) is scored
-over that game's passages only, whatever the size of the shelf. A question naming none is scored once over
+over that game's passages only, whatever the size of the shelf; an elliptic follow-up about that game is asked
+with the previous question's words (question/follow_up.py), judged in the game's own words. A question naming none is scored once over
 every game; then, for routing (routing/router.py), each likely game is read in its own words and the games
 routing may choose are ranked from those same scores.
 """
@@ -22,7 +23,8 @@ from indexer.errors import UnknownGameError
 from service.engine.findings import Evidence, GameRetrieved, Hit, Retrieved, ShelfRetrieved
 from service.engine.limits import AMBIGUOUS_GAMES
 from service.engine.players_words import Lexicon, Rewrite, in_game_words, lexicon
-from service.engine.question import Question
+from service.engine.question import Question, Turn
+from service.engine.question.follow_up import combined, elliptic, known_terms
 
 # The folded text and words of the games asked about last, kept (a question reads its own game's text only).
 GAME_WORDS_KEPT = 256
@@ -33,8 +35,8 @@ class Request:
     """What retrieval is asked: built by the answerer from the question's reading (question/reading.py)."""
 
     question: Question  # as asked
-    text: str  # as retrieved in `game` (a follow-up carries the previous question's words)
     game: str | None  # the game known before retrieval; None: every game
+    follows: Turn | None  # the previous turn, when the question may follow on from it in `game`
     mode: str
     k: int  # passages ranked over every game
     depth: int  # passages ranked in a game (the judge may read more than it shows)
@@ -101,12 +103,24 @@ class RetrieverBase:
 
     def retrieve(self, request: Request) -> Retrieved:
         if request.game is not None:
-            found = self._in_game(request, request.game, request.text, None)
-            return Retrieved(Question.of(request.text), {request.game: found})
+            text = self._followed(request)
+            found = self._in_game(request, request.game, text, None)
+            return Retrieved(Question.of(text), {request.game: found})
         scores = self.score(request.question)
         shelf = self._shelf(request, scores)
         games = {g: self._in_game(request, g, request.question.text, scores) for g in _routable(shelf)}
         return Retrieved(request.question, games, shelf)
+
+    def _followed(self, request: Request) -> str:
+        """The question as asked in its game: an elliptic follow-up carries the previous question's words."""
+        question, game = request.question.text, request.game
+        if request.follows is None:
+            return question
+        # Read in the game's words first: a player's "tuiles" is the rulebook's "plaquettes".
+        own = self._rewrite(question, game)
+        if elliptic(Question.of(own.text), known_terms(self.game_text(game))):
+            return combined(request.follows, question)
+        return question
 
     def _in_game(self, request: Request, game: str, text: str, shelf_scores) -> GameRetrieved:
         """The game's passages ranked for `text` in the game's words, from the shelf's scores when they hold
