@@ -98,18 +98,12 @@ class Signaller:
         self._everyday = EverydaySenses()
         self._beyond = BeyondRules()
         self._names = {g.id: (g.title, g.id.replace("-", " "), *g.aliases) for g in games}
-        self._titles = {g.id: g.title for g in games}
 
     def signals(self, asked: Asked, found: Findings) -> Signals:
         """The signals of what the question found: its routed game's text says what that game covers."""
         route, game, shelf = found.route, found.game, found.retrieved.shelf
-        question = asked.question
-        if route.span:
-            # A misspelt title ("Karouba") is the game's name, not an unknown one. Spaced: the span may end
-            # inside a word ("cubird s'envolent" read as "cubirds").
-            text = question.text
-            named = self._titles[route.game or route.candidates[0]]
-            question = Question.of(f"{text[: route.span[0]]} {named} {text[route.span[1]:]}")
+        # A misspelt title ("Karouba") is the game's name, not an unknown one: read as its title.
+        question = asked.titled
         vector, coverage = (game.vector, game.coverage) if game is not None else (shelf.vector, shelf.coverage)
         passage_texts = [h.passage.text for h in found.hits]
         top_cosine = found.hits[0].dense if found.hits else 0.0

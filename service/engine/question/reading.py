@@ -26,10 +26,13 @@ class Asked:
     # The previous turn, when the question may follow on from it: it is about the same game (retrieval says
     # whether the question is elliptic enough to carry its words).
     follows: Turn | None
+    # The question with the game's name as typed (a misspelt "Karouba") written as its title, analysed: what the
+    # refusal signals read (decide/signals.py), for which a misspelt title is no unknown name.
+    titled: Question
 
 
 class Reader:
-    """Reads questions against the games of one index: their ids and names (`games`, in the index's
+    """Reads questions against the games of one index: their ids, titles and names (`games`, in the index's
     order)."""
 
     def __init__(self, games: list[Game], names: GameNames, follow_up: bool = True):
@@ -42,7 +45,7 @@ class Reader:
         question = query.analysed
         named = self._named(query) or self._previous(query)
         follows = self._follows(query, named) if named is not None and named.game else None
-        return Asked(query, question, named, follows)
+        return Asked(query, question, named, follows, self._titled(question, named))
 
     def _named(self, query: Query) -> Route | None:
         """The game given, or named in the question (typos allowed); None when neither."""
@@ -70,3 +73,12 @@ class Reader:
         if not (self.follow_up and previous is not None and previous.game == route.game):
             return None
         return previous
+
+    def _titled(self, question: Question, named: Route | None) -> Question:
+        """The question with the name read in it written as the game's title (the likeliest game's, when several
+        are as near). Spaced: the span may end inside a word ("cubird s'envolent" read as "cubirds")."""
+        if named is None or not named.span:
+            return question
+        text = question.text
+        title = self.games[named.game or named.candidates[0]].title
+        return Question.of(f"{text[: named.span[0]]} {title} {text[named.span[1]:]}")
