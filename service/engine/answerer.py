@@ -76,9 +76,8 @@ class Answerer:
 
     def _stages(self) -> None:
         f = self.features
-        self.reader = Reader(self.retriever.games, self.names, f.follow_up)
-        self.judge = Judge(card_questions(), self.reranker, f.card, self.learned, f.ranker, f.answerability,
-                           self.calibration.ranker)
+        self.reader = Reader(self.retriever.games, self.names, card_questions() if f.card else None, f.follow_up)
+        self.judge = Judge(self.reranker, self.learned, f.ranker, f.answerability, self.calibration.ranker)
 
     def _copy(self, **fields) -> Answerer:
         """Another answerer over the same loaded index and model, with some fields replaced; this one unchanged."""

@@ -117,6 +117,13 @@ class Route:
 class CardQuestion:
     field: str  # a key of indexer.game_card.FIELDS
     missing: str  # what the card does not say, for the refusal ("l'âge conseillé")
+    # The question's folded words beside the field's cue that no card question holds but a game's names
+    # ("Karuba c'est pour quel âge ?"): a card question about a game whose names hold them all.
+    others: frozenset[str] = frozenset()
+
+    def of_game(self, name_words: frozenset[str]) -> bool:
+        """A card question about the game whose names' folded words are `name_words`."""
+        return self.others <= name_words
 
 
 @dataclass(frozen=True)

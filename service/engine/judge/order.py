@@ -4,7 +4,8 @@ The learned judge (judge/learned.py, trained by `make train`) re-orders the firs
 score of their features (judge/features.py), retrieval's first kept unless beaten by a calibrated lead
 (judge/ranker_policy.py), and says how likely the first one, or one of the first three,
 answers the question. The card answers card questions only ("l'extension change quoi ?" must not quote
-"Extensions : 2"), so it goes last unless the question asks a card field (question/card_question.py). An
+"Extensions : 2"), so it goes last unless the question asks a card field of the routed game (the question
+stage's detection, question/card_question.py, read against that game's names). An
 optional cross-encoder (judge/reranker.py, RULESQA_RERANKER) re-orders the first passages by its own score,
 which then decides the abstention.
 """
@@ -20,16 +21,13 @@ from service.engine.judge.features import features
 from service.engine.judge.learned import LearnedJudge
 from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.phrases import name_words
-from service.engine.question.card_question import CardQuestions
 from service.engine.question.reading import Asked
 
 
 class Judge:
-    def __init__(self, cards: CardQuestions, reranker=None, card: bool = True, learned: LearnedJudge | None = None,
-                 ranker: bool = True, answerability: bool = True, ranker_policy: RankerPolicy = RankerPolicy()):
-        self.cards = cards
+    def __init__(self, reranker=None, learned: LearnedJudge | None = None, ranker: bool = True,
+                 answerability: bool = True, ranker_policy: RankerPolicy = RankerPolicy()):
         self.reranker = reranker  # judge/reranker.py, or None
-        self.card = card  # card questions answered by the game card
         self.learned = learned  # judge/learned.py, or None
         self.ranker = ranker and learned is not None  # its order of the first passages
         self.answerability = answerability and learned is not None  # its probabilities, for the decision
@@ -54,7 +52,9 @@ class Judge:
         if self.reranker is not None:
             hits = self.reranker.rerank(found.rewrite.text, hits)
             rows = None  # the learned judge's inputs follow its own order only
-        card = self.cards.asked(asked.question, name_words(found.game)) if self.card else None
+        card = asked.card_question
+        if card is not None and not card.of_game(name_words(found.game)):
+            card = None
         if card is None:
             order = _card_last_order(hits[:k])
             hits = [hits[i] for i in order]

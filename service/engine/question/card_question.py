@@ -3,7 +3,7 @@
 A question is a card question when it holds a field's cue (service/engine/data/card_questions.json) and nothing
 else but the game's name and words any card question may carry ("une partie", "le jeu"): "à deux
 joueurs, combien de trésors ?" names the players but asks a rule. Such a question is answered by the card
-line of its field, quoted (indexer/game_card.py: compose/card_answer.py), or refused when the card does not give
+line of its field, quoted (indexer/game_card.py: decide/card_answer.py), or refused when the card does not give
 that field.
 """
 
@@ -37,9 +37,9 @@ class CardQuestions:
     def load(cls, path: Path = DATA) -> CardQuestions:
         return cls(json.loads(Path(path).read_text("utf-8")))
 
-    def asked(self, question: Question, name_words: frozenset[str] = frozenset()) -> CardQuestion | None:
-        """The card field the question asks about, or None when it asks something else. `name_words`: the
-        folded words of the game's names, which a card question may hold ("Karuba c'est pour quel âge ?")."""
+    def detect(self, question: Question) -> CardQuestion | None:
+        """The card field the question asks about, with its other words (CardQuestion.others), or None when it
+        asks something else. Read once by the question stage, before the game is known."""
         text = question.folded
         best: tuple[int, str] | None = None
         for name, matcher in self._cues.items():
@@ -52,12 +52,17 @@ class CardQuestions:
         field = best[1]
         spans = [(f.start, f.end) for f in self._cues[field].find(text, already_folded=True)]
         rest = "".join(" " if any(a <= i < b for a, b in spans) else c for i, c in enumerate(text))
-        if any(self._content(w, name_words) for w in TOKEN.findall(rest)):
-            return None
-        return CardQuestion(field, self._missing[field])
+        others = frozenset(w for w in TOKEN.findall(rest) if self._content(w))
+        return CardQuestion(field, self._missing[field], others)
 
-    def _content(self, word: str, name_words: frozenset[str]) -> bool:
-        return not (len(word) < 2 or word.isdigit() or word in self._allowed or word in name_words)
+    def asked(self, question: Question, name_words: frozenset[str] = frozenset()) -> CardQuestion | None:
+        """The card field the question asks about, or None when it asks something else. `name_words`: the
+        folded words of the game's names, which a card question may hold ("Karuba c'est pour quel âge ?")."""
+        card = self.detect(question)
+        return card if card is not None and card.of_game(name_words) else None
+
+    def _content(self, word: str) -> bool:
+        return not (len(word) < 2 or word.isdigit() or word in self._allowed)
 
 
 @lru_cache(maxsize=1)

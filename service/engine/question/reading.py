@@ -1,6 +1,6 @@
 """What a question says before anything is retrieved, read once as `Asked`: the game the client gave, named in
-the question (typos allowed, names.py) or kept from the previous turn of a follow-up (follow_up.py), and the previous
-turn it may follow on from. It reads the question and the games'
+the question (typos allowed, names.py) or kept from the previous turn of a follow-up (follow_up.py), the previous
+turn it may follow on from, and the card field it asks (card_question.py). It reads the question and the games'
 names only, never the index: whether an elliptic follow-up carries the previous question's words is retrieval's
 to say, in the game's own words (retrieval/retrieve.py)."""
 
@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 from indexer.corpus import Game
 from indexer.errors import UnknownGameError
-from service.engine.findings import Route
+from service.engine.findings import CardQuestion, Route
 from service.engine.limits import AMBIGUOUS_GAMES
 from service.engine.question import Query, Question, Turn
+from service.engine.question.card_question import CardQuestions
 from service.engine.question.names import GameNames
 
 
@@ -29,23 +30,29 @@ class Asked:
     # The question with the game's name as typed (a misspelt "Karouba") written as its title, analysed: what the
     # refusal signals read (decide/signals.py), for which a misspelt title is no unknown name.
     titled: Question
+    # The card field the question asks, when its other words may all be the game's names (question/card_question.py);
+    # the judge checks them against the routed game's names.
+    card_question: CardQuestion | None = None
 
 
 class Reader:
     """Reads questions against the games of one index: their ids, titles and names (`games`, in the index's
-    order)."""
+    order), the card fields asked (`cards`, None: card questions are not read)."""
 
-    def __init__(self, games: list[Game], names: GameNames, follow_up: bool = True):
+    def __init__(self, games: list[Game], names: GameNames, cards: CardQuestions | None = None,
+                 follow_up: bool = True):
         self.games = {g.id: g for g in games}
         self.game_ids = [g.id for g in games]
         self.names = names
+        self.cards = cards
         self.follow_up = follow_up  # a follow-up keeps the previous turn's game and topic
 
     def read(self, query: Query) -> Asked:
         question = query.analysed
         named = self._named(query) or self._previous(query)
         follows = self._follows(query, named) if named is not None and named.game else None
-        return Asked(query, question, named, follows, self._titled(question, named))
+        card = self.cards.detect(question) if self.cards is not None else None
+        return Asked(query, question, named, follows, self._titled(question, named), card)
 
     def _named(self, query: Query) -> Route | None:
         """The game given, or named in the question (typos allowed); None when neither."""
