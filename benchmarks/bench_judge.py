@@ -43,7 +43,7 @@ def main() -> None:
     learned = learned_judge(plain.retriever.embedder.model_id)
     if learned is None:
         raise SystemExit("pas de juge appris pour ce modèle : lancez `make train-judge`")
-    judged = plain.with_learned(learned).with_features(ranker=True, answerability=True)
+    judged = plain.with_learned(learned).with_toggles(ranker=True, answerability=True)
     for read, retrieved in asked:
         judged.find(read, retrieved)
     after = rss_mib()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from service.engine.answerer import Answerer
 
 # label -> (what is turned off, how)
-FEATURES = {
+TOGGLES = {
     "avec lexique au classement": {"lexicon": True},
     "sans fiche du jeu": {"card": False},
     "sans suivi": {"follow_up": False},
@@ -31,9 +31,9 @@ def variants(answerer: Answerer) -> dict[str, Answerer]:
     """The answerer with one default changed, by label."""
     from dataclasses import replace
 
-    out = {label: answerer.with_features(**off) for label, off in FEATURES.items()}
+    out = {label: answerer.with_toggles(**off) for label, off in TOGGLES.items()}
     if answerer.learned is not None:
-        out.update({label: answerer.with_features(**off) for label, off in JUDGE.items()})
+        out.update({label: answerer.with_toggles(**off) for label, off in JUDGE.items()})
     out.update({label: answerer.reconfigured(refusal=replace(answerer.calibration.refusal, **off))
                 for label, off in REFUSALS.items()})
     return out

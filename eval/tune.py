@@ -346,7 +346,7 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
 def with_learned_depth(answerer: Answerer, asked: list[Asked], **features) -> tuple[Answerer, list[Asked]]:
     """The answerer with some of the learned judge's parts on, and the questions retrieved again to the depth
     that judge reads (retrieval stops at what is shown when it is off)."""
-    answerer = answerer.with_features(**features)
+    answerer = answerer.with_toggles(**features)
     if answerer.judge.depth(K) == K:
         return answerer, asked
     return answerer, collect(answerer, [a.gold for a in asked])

@@ -37,7 +37,7 @@ from service.engine.routing.router import route
 
 
 @dataclass(frozen=True)
-class Features:
+class Toggles:
     """The answering path's defaults that no threshold decides, each switchable so that the eval measures
     what it brings (`rulesqa eval --ablation`)."""
 
@@ -62,12 +62,12 @@ class Features:
 
 class Answerer:
     def __init__(self, retriever: Retriever, calibration: Calibration = Calibration(), signaller: Signaller | None = None,
-                 reranker=None, features: Features = Features(), learned: LearnedJudge | None = None):
+                 reranker=None, toggles: Toggles = Toggles(), learned: LearnedJudge | None = None):
         self.retriever = retriever
         self.calibration = calibration
         self.reranker = reranker  # judge/reranker.py, or None
         self.learned = learned  # judge/learned.py, or None
-        self.features = features
+        self.toggles = toggles
         self.signaller = signaller or Signaller(retriever.embedder, retriever.words, retriever.games)
         self.names = GameNames(retriever.games, self.signaller.vocabulary)
         self.catalogue = Catalogue(retriever.games)
@@ -75,7 +75,7 @@ class Answerer:
         self._stages()
 
     def _stages(self) -> None:
-        f = self.features
+        f = self.toggles
         self.reader = Reader(self.retriever.games, self.names, card_questions() if f.card else None, f.follow_up)
         self.judge = Judge(self.reranker, self.learned, f.ranker, f.answerability, self.calibration.ranker)
 
@@ -95,9 +95,9 @@ class Answerer:
             retriever = retriever.with_fusion(calibration.fusion)
         return self._copy(calibration=calibration, retriever=retriever)
 
-    def with_features(self, **changes) -> Answerer:
-        """With some features off (for the eval's ablation)."""
-        return self._copy(features=replace(self.features, **changes))
+    def with_toggles(self, **changes) -> Answerer:
+        """With some toggles switched (for the eval's ablation)."""
+        return self._copy(toggles=replace(self.toggles, **changes))
 
     def with_learned(self, learned: LearnedJudge | None) -> Answerer:
         """With another learned judge, or none (for its benchmark)."""
@@ -122,14 +122,14 @@ class Answerer:
         return self.reader.read(query)
 
     def retrieve(self, asked: Asked) -> Retrieved:
-        f, q = self.features, asked.query
+        f, q = self.toggles, asked.query
         game = asked.named.game if asked.named is not None else None
         return self.retriever.retrieve(Request(asked.question, game, asked.follows, q.mode, q.k,
                                                self.judge.depth(q.k), f.lexicon, f.lexical_routing))
 
     def find(self, asked: Asked, retrieved: Retrieved) -> Findings:
         """Route and judge: what the question finds, before any decision."""
-        routed = route(asked, retrieved, self.calibration.routing, self.features.lexical_routing)
+        routed = route(asked, retrieved, self.calibration.routing, self.toggles.lexical_routing)
         return self.judge.judged(asked, routed, retrieved)
 
     def decide(self, asked: Asked, found: Findings) -> Decision:

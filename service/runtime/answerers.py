@@ -4,7 +4,7 @@ cannot be dropped on one path."""
 
 from __future__ import annotations
 
-from service.engine.answerer import Answerer, Features
+from service.engine.answerer import Answerer, Toggles
 from service.engine.calibration import Calibration, family, load as load_calibration
 from service.engine.decide.signals import Signaller
 from service.engine.judge.learned import LearnedJudge, judge_file
@@ -32,7 +32,7 @@ def build_answerer(settings: Settings, *, data=None, embedder=None, retriever=No
                                        reranker_id=reranker.model_id if reranker else None)
     retriever = retriever.with_fusion(calibration.fusion)
     signaller = Signaller(retriever.embedder, retriever.words, retriever.games, settings.cache_dir)
-    return Answerer(retriever, calibration, signaller, reranker, features=Features(ranker=settings.learned_ranker),
+    return Answerer(retriever, calibration, signaller, reranker, toggles=Toggles(ranker=settings.learned_ranker),
                     learned=learned_judge(retriever.embedder.model_id))
 
 

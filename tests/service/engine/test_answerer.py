@@ -168,7 +168,7 @@ def test_a_misspelt_name_near_two_games_asks_which(fake_index):
     from service.engine.question.names import GameNames
 
     answerer.names = GameNames(games, answerer.signaller.vocabulary)
-    answerer = answerer.with_features()  # its router reads the names again
+    answerer = answerer.with_toggles()  # its router reads the names again
     result = answerer.ask("Cubirts : quand la partie se termine ?").to_dict()
     assert result["found"] is False and result["refusal"]["reason"] == "ambiguous_game"
     assert {g["id"] for g in result["refusal"]["games"]} == {"cubirds", "cubitos"}
