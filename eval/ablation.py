@@ -8,8 +8,8 @@ from service.engine.answerer import Answerer
 
 # label -> (what is turned off, how)
 TOGGLES = {
-    "avec lexique au classement": {"lexicon": True},
-    "sans fiche du jeu": {"card": False},
+    "avec lexique au classement": {"players_words": True},
+    "sans fiche du jeu": {"card_questions": False},
     "sans suivi": {"follow_up": False},
     "sans routage lexical": {"lexical_routing": False},
 }

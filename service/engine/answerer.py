@@ -43,9 +43,9 @@ class Toggles:
 
     # The players' words read as the rulebook's (players_words.py) in the ranking: off, because on the dev
     # split it moved hit@1 by +0.014 (fisher p = 0.74) and one tap by -0.014, within noise (docs/EVAL.md);
-    # routing reads them always (lexical_routing).
-    lexicon: bool = False
-    card: bool = True  # card questions answered by the game card (question/card_question.py)
+    # routing reads them always (lexical_routing). The same name as the retrieval request's (Request.players_words).
+    players_words: bool = False
+    card_questions: bool = True  # card questions answered by the game card (question/card_question.py)
     follow_up: bool = True  # a follow-up keeps the previous turn's game and topic (question/follow_up.py)
     lexical_routing: bool = True  # a game-less question read in each likely game's words to route it
     # The learned judge (judge/learned.py), when the model family has one: its order of the first passages
@@ -76,7 +76,7 @@ class Answerer:
 
     def _stages(self) -> None:
         f = self.toggles
-        self.reader = Reader(self.retriever.games, self.names, card_questions() if f.card else None, f.follow_up)
+        self.reader = Reader(self.retriever.games, self.names, card_questions() if f.card_questions else None, f.follow_up)
         self.judge = Judge(self.reranker, self.learned, f.ranker, f.answerability, self.calibration.ranker)
 
     def _copy(self, **fields) -> Answerer:
@@ -125,7 +125,7 @@ class Answerer:
         f, q = self.toggles, asked.query
         game = asked.named.game if asked.named is not None else None
         return self.retriever.retrieve(Request(asked.question, game, asked.follows, q.mode, q.k,
-                                               self.judge.depth(q.k), f.lexicon, f.lexical_routing))
+                                               self.judge.depth(q.k), f.players_words, f.lexical_routing))
 
     def find(self, asked: Asked, retrieved: Retrieved) -> Findings:
         """Route and judge: what the question finds, before any decision."""
