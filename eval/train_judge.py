@@ -27,7 +27,7 @@ import numpy as np
 from indexer.atomic import write_text_atomic
 from indexer.passages import Passage
 from service.engine.findings import Hit
-from service.engine.judge.features import FEATURES, features
+from service.engine.judge.features import FEATURES, feature_rows
 from service.engine.judge.learned import ANSWER_INPUTS, FORMAT, TOP, LearnedJudge, Linear, Network, judge_file
 from service.engine.judge.ranker_policy import TRUSTED
 from service.engine.question import Question
@@ -69,7 +69,7 @@ def read(path: Path, games: dict) -> list[Judged]:
         hits = [Hit(Passage(c["id"], c["game"], c.get("section"), c.get("title"), tuple(c.get("pages") or ()),
                             c["text"], 0, c.get("kind") or "rule"), c["score"], c["dense"], c["lexical"])
                 for c in candidates[:TOP_N]]
-        rows = features(Question.of(record["question"]), hits, games.get(record["game"]))
+        rows = feature_rows(Question.of(record["question"]), hits, games.get(record["game"]))
         out.append(Judged(record["id"], rows, np.array([bool(c["relevant"]) for c in candidates[:TOP_N]]),
                           bool(record["answerable"])))
     return out

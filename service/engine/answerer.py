@@ -23,7 +23,7 @@ from service.engine.compose.reply import reply
 from service.engine.decide.decision import Decision, decide
 from service.engine.decide.signals import Signaller
 from service.engine.findings import Findings, Retrieved
-from service.engine.judge.features import explain, features
+from service.engine.judge.features import explain, feature_rows
 from service.engine.judge.learned import LearnedJudge
 from service.engine.judge.order import Judge
 from service.engine.limits import DEFAULT_K, DEFAULT_MODE
@@ -142,7 +142,7 @@ class Answerer:
         found = self.find(asked, self.retrieve(asked))
         rows = found.feature_rows
         if rows is None:
-            rows = features(asked.question, found.hits, found.game.game if found.game else None)
+            rows = feature_rows(asked.question, found.hits, found.game.game if found.game else None)
         judgement = found.judgement
         return {"game": found.route.game, "route": found.route.how,
                 "judgement": None if judgement is None else {"first": judgement.first, "any_top": judgement.any_top},

@@ -67,7 +67,7 @@ _OU = re.compile("ou")
 _FORM_PATTERNS = tuple((form, re.compile(_FORM_CUES[form])) for form in FORMS if form in _FORM_CUES)
 
 
-def features(question: Question, hits: list[Hit], game: Game | None = None) -> np.ndarray:
+def feature_rows(question: Question, hits: list[Hit], game: Game | None = None) -> np.ndarray:
     """One row per hit, in the given order (hits[0] first), one column per name of FEATURES."""
     out = np.zeros((len(hits), len(FEATURES)), dtype=np.float64)
     if not hits:
@@ -83,7 +83,7 @@ def features(question: Question, hits: list[Hit], game: Game | None = None) -> n
 
 
 def explain(row: np.ndarray) -> dict[str, float]:
-    """A row of features() by name, for `rulesqa ask --explain`."""
+    """A row of feature_rows() by name, for `rulesqa ask --explain`."""
     values = np.asarray(row, dtype=np.float64).reshape(-1)
     if values.shape[0] != len(FEATURES):
         raise ValueError(f"{values.shape[0]} valeurs pour {len(FEATURES)} caractéristiques")

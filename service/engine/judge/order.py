@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from service.engine.findings import Findings, GameRetrieved, Hit, Retrieved, Route
-from service.engine.judge.features import features
+from service.engine.judge.features import feature_rows
 from service.engine.judge.learned import LearnedJudge
 from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.phrases import name_words
@@ -79,7 +79,7 @@ class Judge:
         if not (self.ranker or self.answerability):
             return hits, None, np.zeros(0)
         head, tail = hits[: self.learned.top_n], hits[self.learned.top_n:]
-        rows = features(asked.question, head, found.game)
+        rows = feature_rows(asked.question, head, found.game)
         order, scores = self.learned.order(rows, self.ranker_policy)
         if not self.ranker:
             return hits, rows, scores

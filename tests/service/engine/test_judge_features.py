@@ -8,7 +8,7 @@ import pytest
 from indexer.corpus import Game
 from indexer.passages import KINDS, Passage
 from service.engine.findings import Hit
-from service.engine.judge.features import FEATURES, explain, features, form_of
+from service.engine.judge.features import FEATURES, explain, feature_rows, form_of
 from service.engine.question import Question
 
 KARUBA = Game(id="karuba", title="Karuba", aliases=("karuba le jeu",))
@@ -32,7 +32,7 @@ def column(matrix, name):
 
 @pytest.fixture(scope="module")
 def matrix():
-    return features(QUESTION, HITS, KARUBA)
+    return feature_rows(QUESTION, HITS, KARUBA)
 
 
 def test_names_are_unique_and_match_the_columns(matrix):
@@ -43,7 +43,7 @@ def test_names_are_unique_and_match_the_columns(matrix):
 
 
 def test_no_hit_gives_no_row():
-    assert features(QUESTION, [], KARUBA).shape == (0, len(FEATURES))
+    assert feature_rows(QUESTION, [], KARUBA).shape == (0, len(FEATURES))
 
 
 def test_retrieval_scores_ranks_and_gaps(matrix):
@@ -61,7 +61,7 @@ def test_retrieval_scores_ranks_and_gaps(matrix):
 
 def test_ties_share_a_rank_and_no_bm25_shares_nothing():
     hits = [Hit(RULE.passage, 0.02, 0.7, 0.0), Hit(HEADING.passage, 0.02, 0.7, 0.0)]
-    out = features(QUESTION, hits, KARUBA)
+    out = feature_rows(QUESTION, hits, KARUBA)
     assert column(out, "dense_rank") == [0, 0] and column(out, "lexical_share") == [0, 0]
     assert column(out, "fused_gap_next") == [0, 0]
 
@@ -79,12 +79,12 @@ def test_content_stems_found_in_text_and_heading(matrix):
     assert column(matrix, "stems_missing") == [0, 2, 3]
     # RULE's section "Fin de partie" holds none; HEADING's "Décompte" none; ASKED's title holds all three.
     assert column(matrix, "stems_in_section") == pytest.approx([0.0, 0.0, 1.0])
-    without_game = features(QUESTION, [RULE])
+    without_game = feature_rows(QUESTION, [RULE])
     assert column(without_game, "stems_in_passage") == [0.75] and column(without_game, "stems_missing") == [1]
 
 
 def test_a_question_without_content_shares_nothing():
-    out = features(Question.of("Combien ?"), [RULE])
+    out = feature_rows(Question.of("Combien ?"), [RULE])
     assert column(out, "stems_in_passage") == [0] and column(out, "stems_missing") == [0]
 
 
@@ -92,9 +92,9 @@ def test_numbers_asked_and_given(matrix):
     assert column(matrix, "asks_number") == [1, 1, 1]
     assert column(matrix, "passage_has_number") == [1, 0, 0]  # "2 points"; the heading and "Oui" have none
     assert column(matrix, "number_match") == [1, 0, 0]
-    words = features(Question.of("À partir de quel âge ?"), [Hit(passage("Dès douze ans."), 0.1, 0.5, 1.0)])
+    words = feature_rows(Question.of("À partir de quel âge ?"), [Hit(passage("Dès douze ans."), 0.1, 0.5, 1.0)])
     assert column(words, "asks_number") == [1] and column(words, "number_match") == [1]
-    rule = features(Question.of("Quand pioche-t-on ?"), [RULE])
+    rule = feature_rows(Question.of("Quand pioche-t-on ?"), [RULE])
     assert column(rule, "asks_number") == [0] and column(rule, "number_match") == [0]
 
 
