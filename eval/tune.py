@@ -19,7 +19,7 @@ from service.engine.answerer import Answerer
 from service.engine.calibration import PARTS, Calibration
 from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
 from service.engine.compose.common_mistake import CommonMistakePolicy, nearest
-from service.engine.decide.abstention import FEATURES, AbstentionPolicy
+from service.engine.decide.abstention import EVIDENCE_FIELDS, AbstentionPolicy
 from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
 from service.engine.decide.decision import Decision
@@ -159,7 +159,7 @@ def calibrate_abstention(answerer: Answerer, asked: list[Asked]) -> tuple[Absten
     # Evidence is measured before any decision: nothing refused, no route dropped.
     evidence = [(a.gold, answerer.find(a.read, a.retrieved).evidence) for a in asked]
     best, best_recall = ACCEPT_ALL, -1.0
-    for feature in FEATURES:
+    for feature in EVIDENCE_FIELDS:
         for weight in COVERAGE_WEIGHTS:
             policy = AbstentionPolicy(-math.inf, feature, weight)
             answerable = [policy.confidence(e) for q, e in evidence if q.answerable and e is not None]

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from service.engine.retrieval.protocol import Evidence
 
-FEATURES = ("top", "lift", "rerank")
+# The Evidence fields the policy may read (its `feature`, as calibration.json names it).
+EVIDENCE_FIELDS = ("top", "lift", "rerank")
 
 
 @dataclass(frozen=True)
@@ -19,8 +20,8 @@ class AbstentionPolicy:
     coverage_weight: float = 0.0
 
     def __post_init__(self):
-        if self.feature not in FEATURES:
-            raise ValueError(f"indice d'abstention inconnu {self.feature!r} ({', '.join(FEATURES)})")
+        if self.feature not in EVIDENCE_FIELDS:
+            raise ValueError(f"indice d'abstention inconnu {self.feature!r} ({', '.join(EVIDENCE_FIELDS)})")
 
     def confidence(self, evidence: Evidence) -> float:
         value = getattr(evidence, self.feature)
