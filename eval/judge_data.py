@@ -73,7 +73,7 @@ def ask(answerer, question: GoldQuestion, previous=None) -> tuple[dict, str | No
         "tags": list(question.tags),
         "previous": question.previous,
         # The card field a card question asks (the card answers it, not the ranking), else None.
-        "card_question": found.card.field if found.card is not None else None,
+        "card_question": found.card_question.field if found.card_question is not None else None,
         "coverage": game.coverage if game is not None else None,
         "mean_cosine": game.mean_cosine if game is not None else None,
         "signals": asdict(decision.signals),

@@ -331,7 +331,7 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
     for a in asked:
         decision = decided(answerer, a)
         found = decision.found
-        if decision.reason is None and found.hits and found.card is None:
+        if decision.reason is None and found.hits and found.card_question is None:
             top = found.hits[0].passage
             answered.append((ConfidencePolicy.gap(found.hits), a.gold.is_relevant(top.game, top.text)))
     best, shown = math.inf, (0, 0)
@@ -377,7 +377,7 @@ def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[Ans
     answerer, asked = with_learned_depth(answerer, asked, answerability=True)
     plain = answerer.reconfigured(answerability=AnswerabilityPolicy())
     judged = [(a.gold, d) for a in asked for d in [decided(plain, a)]
-              if d.reason is None and d.found.judgement is not None and d.found.card is None]
+              if d.reason is None and d.found.judgement is not None and d.found.card_question is None]
     budget = int(JUDGE_REFUSAL_BUDGET * sum(a.gold.answerable for a in asked))
     kept = sorted(d.found.judgement.any_top for q, d in judged if q.answerable)
     refuse_below = kept[budget] if budget < len(kept) else -math.inf

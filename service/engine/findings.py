@@ -142,7 +142,7 @@ class Findings:
     hits: list[Hit]  # the routed game's passages (every game's when none is routed), best first, k of them
     evidence: Evidence | None  # None when no game was routed or nothing was found
     retrieved: Retrieved
-    card: CardQuestion | None = None  # the card field asked about, when the question is a card question
+    card_question: CardQuestion | None = None  # the card field asked about, when the question is a card question
     # Every game's passages in the judge's order, for a question naming no game: what is shown when the decision
     # drops a route by retrieval.
     unrouted: list[Hit] = field(default_factory=list)

@@ -33,7 +33,7 @@ def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibrati
         card = found.game.card
         quote = Quote(decision.card_line, citation(card, title), card.id, [card.id])
     elif decision.card_refused:
-        refusal = Refusal(reason, card_refusal_message(found.card.missing, title))
+        refusal = Refusal(reason, card_refusal_message(found.card_question.missing, title))
     elif reason is None:
         top = found.hits[0].passage
         answer_set = calibration.answer_set.select(found.hits)

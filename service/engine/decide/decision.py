@@ -24,7 +24,7 @@ class Decision:
     reason: Reason | None  # None: answer
     shown: list[Hit]  # the passages the answer shows: the findings' hits, the card first when the card answers
     sure: bool = False  # an answer sure enough to offer no choices (the card's own line always is)
-    # A card question (found.card) about the corpus's games is the card's: its line for the field asked answers,
+    # A card question (found.card_question) about the corpus's games is the card's: its line for the field asked answers,
     # or the card lacking that field refuses (not_in_rules).
     card_line: str | None = None
     card_refused: bool = False
@@ -67,7 +67,7 @@ def decide(asked: Asked, found: Findings, calibration, signaller: Signaller) -> 
     reason = refusal_reason(found, signals, calibration)
     if reason == Reason.WEAK_EVIDENCE and found.route.how == "ambiguous":
         reason = Reason.AMBIGUOUS_GAME
-    if found.card is not None and reason not in ELSEWHERE:
+    if found.card_question is not None and reason not in ELSEWHERE:
         return by_card(found, signals)
     return Decision(found, signals, reason, found.hits, reason is None and sure(found, calibration))
 
@@ -75,7 +75,7 @@ def decide(asked: Asked, found: Findings, calibration, signaller: Signaller) -> 
 def by_card(found: Findings, signals: Signals) -> Decision:
     """A card question's decision, whatever the other reasons: the card's line answers, sure (nothing to choose
     from), or the card lacking the field asked makes it not_in_rules."""
-    line, shown = card_answer(found.game.card, found.card.field, found.hits)
+    line, shown = card_answer(found.game.card, found.card_question.field, found.hits)
     if line is None:
         return Decision(found, signals, Reason.NOT_IN_RULES, shown, card_refused=True)
     return Decision(found, signals, None, shown, sure=True, card_line=line)

@@ -52,10 +52,10 @@ class Judge:
         if self.reranker is not None:
             hits = self.reranker.rerank(found.rewrite.text, hits)
             rows = None  # the learned judge's inputs follow its own order only
-        card = asked.card_question
-        if card is not None and not card.of_game(name_words(found.game)):
-            card = None
-        if card is None:
+        card_question = asked.card_question
+        if card_question is not None and not card_question.of_game(name_words(found.game)):
+            card_question = None
+        if card_question is None:
             order = _card_last_order(hits[:k])
             hits = [hits[i] for i in order]
             if rows is not None:
@@ -70,7 +70,7 @@ class Judge:
         judgement = None
         if self.answerability and rows is not None and len(rows):
             judgement = self.learned.judge(self.learned.answer_inputs(rows, scores))
-        return Findings(route, hits, evidence, retrieved, card, unrouted, judgement, rows)
+        return Findings(route, hits, evidence, retrieved, card_question, unrouted, judgement, rows)
 
     def _learned_order(self, asked: Asked, found: GameRetrieved) -> tuple[list[Hit], np.ndarray | None, np.ndarray]:
         """The game's passages in the ranker's order (retrieval's when the ranker is off), with the first ones'
