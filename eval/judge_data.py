@@ -79,7 +79,7 @@ def ask(answerer, question: GoldQuestion, previous=None) -> tuple[dict, str | No
         "signals": asdict(decision.signals),
         "reason": str(decision.reason) if decision.reason is not None else None,  # a Reason or its value
         # What the engine does today, for comparison: the game kept by the decision and the answer's outcome.
-        "decided_game": decision.found.route.game,
+        "decided_game": decision.findings.route.game,
         "found": answer.found,
         "sure": answer.sure,
         "candidates": rows,

@@ -211,7 +211,7 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     already refuses) while refusing at most REFUSAL_BUDGET of the answerable ones."""
     plain = answerer.reconfigured(refusal=NO_REFUSAL)
     findings = [(a.gold, decided(plain, a)) for a in asked]
-    weak = [d.found.evidence is None or not plain.calibration.abstention.accepts(d.found.evidence)
+    weak = [d.findings.evidence is None or not plain.calibration.abstention.accepts(d.findings.evidence)
             for _, d in findings]
     kept = [d.signals for q, d in findings if q.answerable]
     budget = int(REFUSAL_BUDGET * len(kept))
@@ -224,7 +224,7 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     )
 
     def key(policy: RefusalPolicy) -> tuple:
-        reasons = [policy.reason(d.signals, d.found.route.game is not None) for _, d in findings]
+        reasons = [policy.reason(d.signals, d.findings.route.game is not None) for _, d in findings]
         wrong = sum(r is not None for (q, _), r in zip(findings, reasons) if q.answerable)
         right = sum(r is not None or w for (q, _), r, w in zip(findings, reasons, weak) if not q.answerable)
         return wrong <= budget, right, -wrong
@@ -240,7 +240,7 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     refused = {kind: [0, 0] for kind in ("off_topic", "other_game", "not_in_rules")}
     for (q, f), w in zip(findings, weak):
         if q.refusal:
-            refused[q.refusal][0] += best.reason(f.signals, f.found.route.game is not None) is not None or w
+            refused[q.refusal][0] += best.reason(f.signals, f.findings.route.game is not None) is not None or w
             refused[q.refusal][1] += 1
     figures = {f"refusal_{k}": round(n / total, 4) if total else None for k, (n, total) in refused.items()}
     return best, {**figures, "refused_by_signals": -best_key[2]}
@@ -252,7 +252,7 @@ def _answered(answerer: Answerer, asked: list[Asked]):
         if a.gold.answerable:
             decision = decided(answerer, a)
             if decision.reason is None:
-                yield a, decision.found
+                yield a, decision.findings
 
 
 def calibrate_answer_set(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerSetPolicy, dict]:
@@ -330,7 +330,7 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
     answered = []
     for a in asked:
         decision = decided(answerer, a)
-        found = decision.found
+        found = decision.findings
         if decision.reason is None and found.hits and found.card_question is None:
             top = found.hits[0].passage
             answered.append((ConfidencePolicy.gap(found.hits), a.gold.is_relevant(top.game, top.text)))
@@ -377,15 +377,16 @@ def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[Ans
     answerer, asked = with_learned_depth(answerer, asked, answerability=True)
     plain = answerer.reconfigured(answerability=AnswerabilityPolicy())
     judged = [(a.gold, d) for a in asked for d in [decided(plain, a)]
-              if d.reason is None and d.found.judgement is not None and d.found.card_question is None]
+              if d.reason is None and d.findings.judgement is not None and d.findings.card_question is None]
     budget = int(JUDGE_REFUSAL_BUDGET * sum(a.gold.answerable for a in asked))
-    kept = sorted(d.found.judgement.any_top for q, d in judged if q.answerable)
+    kept = sorted(d.findings.judgement.any_top for q, d in judged if q.answerable)
     refuse_below = kept[budget] if budget < len(kept) else -math.inf
-    refused = [q for q, d in judged if d.found.judgement.any_top < refuse_below]
+    refused = [q for q, d in judged if d.findings.judgement.any_top < refuse_below]
     if not any(not q.answerable for q in refused):
         refuse_below, refused = -math.inf, []  # refusing answerable questions only is no threshold
-    answered = [(d.found.judgement.first, q.is_relevant(d.found.hits[0].passage.game, d.found.hits[0].passage.text))
-                for q, d in judged if d.found.judgement.any_top >= refuse_below]
+    answered = [(d.findings.judgement.first,
+                 q.is_relevant(d.findings.hits[0].passage.game, d.findings.hits[0].passage.text))
+                for q, d in judged if d.findings.judgement.any_top >= refuse_below]
     sure_above, shown = math.inf, (0, 0)
     for p, _ in sorted(answered, reverse=True):
         above = [right for value, right in answered if value >= p]

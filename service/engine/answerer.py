@@ -115,8 +115,8 @@ class Answerer:
         """The answer to an already validated query, the stages in order. `retrieved` may be given when
         retrieved before with the same fusion (calibration decides the same question under many settings)."""
         asked = self.read(query)
-        found = self.find(asked, retrieved or self.retrieve(asked))
-        return reply(asked, self.decide(asked, found), self.games, self.calibration)
+        findings = self.find(asked, retrieved or self.retrieve(asked))
+        return reply(asked, self.decide(asked, findings), self.games, self.calibration)
 
     def read(self, query: Query) -> Asked:
         return self.reader.read(query)
@@ -132,18 +132,18 @@ class Answerer:
         routed = route(asked, retrieved, self.calibration.routing, self.toggles.lexical_routing)
         return self.judge.judged(asked, routed, retrieved)
 
-    def decide(self, asked: Asked, found: Findings) -> Decision:
-        return decide(asked, found, self.calibration, self.signaller)
+    def decide(self, asked: Asked, findings: Findings) -> Decision:
+        return decide(asked, findings, self.calibration, self.signaller)
 
     def explain(self, query: Query) -> dict:
         """What the judge read of the passages shown (their features, judge/features.py) and, with a learned
         judge, its probabilities: `rulesqa ask --explain`, so that a person sees why."""
         asked = self.read(query)
-        found = self.find(asked, self.retrieve(asked))
-        rows = found.feature_rows
+        findings = self.find(asked, self.retrieve(asked))
+        rows = findings.feature_rows
         if rows is None:
-            rows = feature_rows(asked.question, found.hits, found.game.game if found.game else None)
-        judgement = found.judgement
-        return {"game": found.route.game, "route": found.route.how,
+            rows = feature_rows(asked.question, findings.hits, findings.game.game if findings.game else None)
+        judgement = findings.judgement
+        return {"game": findings.route.game, "route": findings.route.how,
                 "judgement": None if judgement is None else {"first": judgement.first, "any_top": judgement.any_top},
-                "passages": [{"id": h.passage.id, "features": explain(row)} for h, row in zip(found.hits, rows)]}
+                "passages": [{"id": h.passage.id, "features": explain(row)} for h, row in zip(findings.hits, rows)]}

@@ -90,7 +90,7 @@ def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
     shown = right = 0
     for a in asked:
         decision = decided(sure, a)
-        found = decision.found
+        found = decision.findings
         if decision.reason is None and found.card_question is None and policy.sure(found.hits):
             shown += 1
             right += a.gold.is_relevant(found.hits[0].passage.game, found.hits[0].passage.text)

@@ -24,21 +24,22 @@ from service.engine.question.reading import Asked
 
 
 def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibration) -> Answer:
-    found, reason, route = decision.found, decision.reason, decision.route
+    findings, reason, route = decision.findings, decision.reason, decision.route
     game = games[route.game] if route.game else None
     title = game.title if game else None
     question = asked.question
     quote = mistake = refusal = None
     if decision.card_line is not None:
-        card = found.game.card
+        card = findings.game.card
         quote = Quote(decision.card_line, citation(card, title), card.id, [card.id])
     elif decision.card_refused:
-        refusal = Refusal(reason, card_refusal_message(found.card_question.missing, title))
+        refusal = Refusal(reason, card_refusal_message(findings.card_question.missing, title))
     elif reason is None:
-        top = found.hits[0].passage
-        answer_set = calibration.answer_set.select(found.hits)
+        top = findings.hits[0].passage
+        answer_set = calibration.answer_set.select(findings.hits)
         quote = Quote(extract_answer(top, question), citation(top, title), top.id, [h.passage.id for h in answer_set])
-        mistake = common_mistake(nearest(found.game.mistakes, set(quote.passage_ids)), calibration.common_mistake, title)
+        nearest_mistake = nearest(findings.game.mistakes, set(quote.passage_ids))
+        mistake = common_mistake(nearest_mistake, calibration.common_mistake, title)
     else:
         refusal = _refusal(reason, decision, route, title, games)
     sure = decision.sure

@@ -99,14 +99,14 @@ class Signaller:
         self._beyond = BeyondRules()
         self._names = {g.id: (g.title, g.id.replace("-", " "), *g.aliases) for g in games}
 
-    def signals(self, asked: Asked, found: Findings) -> Signals:
+    def signals(self, asked: Asked, findings: Findings) -> Signals:
         """The signals of what the question found: its routed game's text says what that game covers."""
-        route, game, shelf = found.route, found.game, found.retrieved.shelf
+        route, game, shelf = findings.route, findings.game, findings.retrieved.shelf
         # A misspelt title ("Karouba") is the game's name, not an unknown one: read as its title.
         question = asked.titled
         vector, coverage = (game.vector, game.coverage) if game is not None else (shelf.vector, shelf.coverage)
-        passage_texts = [h.passage.text for h in found.hits]
-        top_cosine = found.hits[0].dense if found.hits else 0.0
+        passage_texts = [h.passage.text for h in findings.hits]
+        top_cosine = findings.hits[0].dense if findings.hits else 0.0
         sims = {kind: float((refs @ vector).max()) for kind, refs in self._refs.items()}
         return Signals(
             unknown_names=self.unknown_names(question),

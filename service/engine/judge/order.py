@@ -45,15 +45,15 @@ class Judge:
     def judged(self, asked: Asked, route: Route, retrieved: Retrieved) -> Findings:
         k = asked.query.k
         unrouted = _card_last(retrieved.shelf.hits[:k]) if retrieved.shelf is not None else []
-        found = retrieved.games.get(route.game) if route.game is not None else None
-        if found is None:
+        in_game = retrieved.games.get(route.game) if route.game is not None else None
+        if in_game is None:
             return Findings(route, unrouted, None, retrieved, unrouted=unrouted)
-        hits, rows, scores = self._learned_order(asked, found)
+        hits, rows, scores = self._learned_order(asked, in_game)
         if self.reranker is not None:
-            hits = self.reranker.rerank(found.rewrite.text, hits)
+            hits = self.reranker.rerank(in_game.rewrite.text, hits)
             rows = None  # the learned judge's inputs follow its own order only
         card_question = asked.card_question
-        if card_question is not None and not card_question.of_game(name_words(found.game)):
+        if card_question is not None and not card_question.of_game(name_words(in_game.game)):
             card_question = None
         if card_question is None:
             order = _card_last_order(hits[:k])
@@ -64,7 +64,7 @@ class Judge:
             hits = hits[:k]
             if rows is not None:
                 rows, scores = rows[:k], scores[:k]
-        evidence = found.evidence(hits[0]) if hits else None
+        evidence = in_game.evidence(hits[0]) if hits else None
         if self.reranker is not None and evidence is not None:
             evidence = replace(evidence, rerank=hits[0].score)
         judgement = None
@@ -72,14 +72,14 @@ class Judge:
             judgement = self.learned.judge(self.learned.answer_inputs(rows, scores))
         return Findings(route, hits, evidence, retrieved, card_question, unrouted, judgement, rows)
 
-    def _learned_order(self, asked: Asked, found: GameRetrieved) -> tuple[list[Hit], np.ndarray | None, np.ndarray]:
+    def _learned_order(self, asked: Asked, in_game: GameRetrieved) -> tuple[list[Hit], np.ndarray | None, np.ndarray]:
         """The game's passages in the ranker's order (retrieval's when the ranker is off), with the first ones'
         features and ranker scores in that order (None without a learned judge)."""
-        hits = found.hits
+        hits = in_game.hits
         if not (self.ranker or self.answerability):
             return hits, None, np.zeros(0)
         head, tail = hits[: self.learned.top_n], hits[self.learned.top_n:]
-        rows = feature_rows(asked.question, head, found.game)
+        rows = feature_rows(asked.question, head, in_game.game)
         order, scores = self.learned.order(rows, self.ranker_policy)
         if not self.ranker:
             return hits, rows, scores

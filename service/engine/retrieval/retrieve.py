@@ -104,8 +104,8 @@ class RetrieverBase:
     def retrieve(self, request: Request) -> Retrieved:
         if request.game is not None:
             text = self._followed(request)
-            found = self._in_game(request, request.game, text, None)
-            return Retrieved(Question.of(text), {request.game: found})
+            in_game = self._in_game(request, request.game, text, None)
+            return Retrieved(Question.of(text), {request.game: in_game})
         scores = self.score(request.question)
         shelf = self._shelf(request, scores)
         games = {g: self._in_game(request, g, request.question.text, scores) for g in _routable(shelf)}
@@ -131,7 +131,7 @@ class RetrieverBase:
         else:
             scores = shelf_scores
         hits = self.rank(scores, game, request.depth, request.mode)
-        found = GameRetrieved(self.game(game), rewrite, hits, scores.vector, self.coverage(scores),
+        in_game = GameRetrieved(self.game(game), rewrite, hits, scores.vector, self.coverage(scores),
                               float(self._centroid @ scores.vector), self.game_text(game), self.card(game),
                               words=self.game_words(game), mistakes=self.mistakes(scores.vector, game))
         if shelf_scores is not None and rewrite.changed:
@@ -139,8 +139,8 @@ class RetrieverBase:
             first = _first(self.rank(shelf_scores, game, 1, request.mode))
             if first is not None:
                 lift = first.dense - float(self._centroid @ shelf_scores.vector)
-                found = replace(found, as_asked=Evidence(first.dense, lift, self.coverage(shelf_scores)))
-        return found
+                in_game = replace(in_game, as_asked=Evidence(first.dense, lift, self.coverage(shelf_scores)))
+        return in_game
 
     def _shelf(self, request: Request, scores) -> ShelfRetrieved:
         dense = _first(self.rank(scores, None, 1, "dense"))
