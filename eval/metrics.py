@@ -1,12 +1,7 @@
-"""Evaluation metrics: small pure functions over per-question records, looked up by name (ranx style).
+"""Evaluation metrics: small pure functions over per-question records (eval/record.py's QuestionRecord, built by
+eval.run.make_record), looked up by name (ranx style). Grouping the records by game or tag is eval/grouping.py;
+why a record fails, in words, eval/failures.py.
 
-A record is one question asked in one mode (built by eval.run.make_record):
-    answerable, game (asked, None = routing), gold_game, gold_pages, found, detected_game,
-    relevant (one bool per returned passage, in order), pages (pages of each returned passage),
-    latency_ms; and, where the answer carries them: answer_set_relevant (one bool per passage of the
-    answer set), refusal (the reason given, None when answered), gold_refusal (the kind of refusal the
-    gold set expects, None for an answerable question), sure (the answer is shown as sure),
-    choices_relevant (one bool per "Tu parles de… ?" choice offered, None when none is).
 A metric whose denominator is empty (e.g. routing on a set with no game-less question) is None,
 never 0, so a missing measurement cannot pass for a failure or a success.
 """
@@ -14,6 +9,8 @@ never 0, so a missing measurement cannot pass for a failure or a success.
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
+
+from eval.record import QuestionRecord
 
 DEFAULT_METRICS = (
     "hit@1",
@@ -38,9 +35,7 @@ DEFAULT_METRICS = (
     "latency_p95",
 )
 REFUSAL_KINDS = ("off_topic", "other_game", "not_in_rules")
-OFF_TOPIC = "hors-corpus"
 
-Record = dict
 Value = float | None
 
 
@@ -67,16 +62,16 @@ def first_relevant_rank(relevant: Sequence[bool]) -> int | None:
     return next((i for i, rel in enumerate(relevant, start=1) if rel), None)
 
 
-def hit(record: Record, k: int) -> bool:
+def hit(record: QuestionRecord, k: int) -> bool:
     return any(record["relevant"][:k])
 
 
-def reciprocal_rank(record: Record, k: int) -> float:
+def reciprocal_rank(record: QuestionRecord, k: int) -> float:
     rank = first_relevant_rank(record["relevant"][:k])
     return 1.0 / rank if rank else 0.0
 
 
-def page_correct(record: Record) -> bool:
+def page_correct(record: QuestionRecord) -> bool:
     """The first passage cites a gold page; gold without pages (Cubirds) needs it relevant instead."""
     if not record["relevant"]:
         return False
@@ -85,11 +80,11 @@ def page_correct(record: Record) -> bool:
     return bool(set(record["pages"][0]) & set(record["gold_pages"]))
 
 
-def abstained(record: Record) -> bool:
+def abstained(record: QuestionRecord) -> bool:
     return not record["found"]
 
 
-def routing_correct(record: Record) -> bool:
+def routing_correct(record: QuestionRecord) -> bool:
     """Detected game is the gold one; on an unanswerable question abstaining is also right.
 
     For off-topic questions gold_game is None, so a null detection matches it; an abstention counts
@@ -103,86 +98,86 @@ def routing_correct(record: Record) -> bool:
 # --- aggregate metrics --------------------------------------------------------------------------
 
 
-def _answerable(records: Iterable[Record]) -> list[Record]:
+def _answerable(records: Iterable[QuestionRecord]) -> list[QuestionRecord]:
     return [r for r in records if r["answerable"]]
 
 
-def hit_at(records: Sequence[Record], k: int) -> Value:
+def hit_at(records: Sequence[QuestionRecord], k: int) -> Value:
     return mean(float(hit(r, k)) for r in _answerable(records))
 
 
-def mrr_at(records: Sequence[Record], k: int) -> Value:
+def mrr_at(records: Sequence[QuestionRecord], k: int) -> Value:
     return mean(reciprocal_rank(r, k) for r in _answerable(records))
 
 
-def page_at_1(records: Sequence[Record]) -> Value:
+def page_at_1(records: Sequence[QuestionRecord]) -> Value:
     return mean(float(page_correct(r)) for r in _answerable(records))
 
 
-def abstain_precision(records: Sequence[Record]) -> Value:
+def abstain_precision(records: Sequence[QuestionRecord]) -> Value:
     """Of the questions the system refused, the share that should have been refused."""
     refused = [r for r in records if abstained(r)]
     return mean(float(not r["answerable"]) for r in refused)
 
 
-def abstain_recall(records: Sequence[Record]) -> Value:
+def abstain_recall(records: Sequence[QuestionRecord]) -> Value:
     """Of the questions that should be refused, the share the system refused."""
     return mean(float(abstained(r)) for r in records if not r["answerable"])
 
 
-def false_refusal(records: Sequence[Record]) -> Value:
+def false_refusal(records: Sequence[QuestionRecord]) -> Value:
     return mean(float(abstained(r)) for r in _answerable(records))
 
 
-def routing(records: Sequence[Record]) -> Value:
+def routing(records: Sequence[QuestionRecord]) -> Value:
     return mean(float(routing_correct(r)) for r in records if r["game"] is None)
 
 
-def _answered(records: Iterable[Record]) -> list[Record]:
+def _answered(records: Iterable[QuestionRecord]) -> list[QuestionRecord]:
     return [r for r in records if r["answerable"] and r["found"] and r.get("answer_set_relevant") is not None]
 
 
-def set_coverage(records: Sequence[Record]) -> Value:
+def set_coverage(records: Sequence[QuestionRecord]) -> Value:
     """Of the answered answerable questions, the share whose answer set holds a right passage."""
     return mean(float(any(r["answer_set_relevant"])) for r in _answered(records))
 
 
-def set_size(records: Sequence[Record]) -> Value:
+def set_size(records: Sequence[QuestionRecord]) -> Value:
     """Mean number of passages in the answer set, over the answered answerable questions."""
     return mean(float(len(r["answer_set_relevant"])) for r in _answered(records))
 
 
-def refusal_of(kind: str) -> Callable[[Sequence[Record]], Value]:
+def refusal_of(kind: str) -> Callable[[Sequence[QuestionRecord]], Value]:
     """Of the questions the gold set expects refused as `kind`, the share refused (for any reason)."""
-    def metric_fn(records: Sequence[Record]) -> Value:
+    def metric_fn(records: Sequence[QuestionRecord]) -> Value:
         return mean(float(abstained(r)) for r in records if r.get("gold_refusal") == kind)
 
     return metric_fn
 
 
-def refusal_reason(records: Sequence[Record]) -> Value:
+def refusal_reason(records: Sequence[QuestionRecord]) -> Value:
     """Of the unanswerable questions refused, the share refused with the expected reason."""
     return mean(float(r.get("refusal") == r["gold_refusal"]) for r in records
                 if not r["answerable"] and abstained(r) and r.get("gold_refusal"))
 
 
-def shown_as_sure(record: Record) -> bool:
+def shown_as_sure(record: QuestionRecord) -> bool:
     return bool(record["found"] and record.get("sure"))
 
 
-def sure_precision(records: Sequence[Record]) -> Value:
+def sure_precision(records: Sequence[QuestionRecord]) -> Value:
     """Of the answers shown as sure, the share whose first passage is right (an answer to a question the
     rules do not answer is wrong)."""
     return mean(float(r["answerable"] and bool(r["relevant"]) and r["relevant"][0])
                 for r in records if shown_as_sure(r))
 
 
-def sure_rate(records: Sequence[Record]) -> Value:
+def sure_rate(records: Sequence[QuestionRecord]) -> Value:
     """Of the answerable questions answered, the share shown as sure."""
     return mean(float(shown_as_sure(r)) for r in records if r["answerable"] and r["found"])
 
 
-def resolved_in_one_tap(record: Record) -> bool:
+def resolved_in_one_tap(record: QuestionRecord) -> bool:
     """The player reaches a right passage with at most one tap: the answer shown is right (sure, or with
     nothing to pick from), or one of the choices offered is."""
     if record.get("choices_relevant"):
@@ -190,26 +185,26 @@ def resolved_in_one_tap(record: Record) -> bool:
     return bool(record["found"] and record["relevant"] and record["relevant"][0])
 
 
-def one_tap(records: Sequence[Record]) -> Value:
+def one_tap(records: Sequence[QuestionRecord]) -> Value:
     """Of the answerable questions, the share resolved in one tap."""
     return mean(float(resolved_in_one_tap(r)) for r in _answerable(records))
 
 
-def game_kept(records: Sequence[Record]) -> Value:
+def game_kept(records: Sequence[QuestionRecord]) -> Value:
     """Of the follow-ups about a corpus game, the share answered about that game."""
     return mean(float(r["detected_game"] == r["gold_game"]) for r in records
                 if "follow_up" in (r.get("tags") or ()) and r["gold_game"] is not None)
 
 
-def latency(records: Sequence[Record], p: float) -> Value:
+def latency(records: Sequence[QuestionRecord], p: float) -> Value:
     return percentile([r["latency_ms"] for r in records], p)
 
 
-_PARAMETRIC: dict[str, Callable[[Sequence[Record], int], Value]] = {
+_PARAMETRIC: dict[str, Callable[[Sequence[QuestionRecord], int], Value]] = {
     "hit": hit_at,
     "mrr": mrr_at,
 }
-_PLAIN: dict[str, Callable[[Sequence[Record]], Value]] = {
+_PLAIN: dict[str, Callable[[Sequence[QuestionRecord]], Value]] = {
     "page@1": page_at_1,
     "abstain_precision": abstain_precision,
     "abstain_recall": abstain_recall,
@@ -228,7 +223,7 @@ _AT = re.compile(r"^(?P<name>[a-z]+)@(?P<k>[1-9][0-9]*)$")
 _LATENCY = re.compile(r"^latency_p(?P<p>[0-9]{1,2}(?:\.[0-9]+)?|100)$")
 
 
-def metric(name: str) -> Callable[[Sequence[Record]], Value]:
+def metric(name: str) -> Callable[[Sequence[QuestionRecord]], Value]:
     """The function behind a metric name such as "hit@3", "mrr@10" or "latency_p95"."""
     if name in _PLAIN:
         return _PLAIN[name]
@@ -243,61 +238,5 @@ def metric(name: str) -> Callable[[Sequence[Record]], Value]:
     raise ValueError(f"métrique inconnue : {name!r}")
 
 
-def evaluate(records: Sequence[Record], metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, Value]:
+def evaluate(records: Sequence[QuestionRecord], metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, Value]:
     return {name: metric(name)(records) for name in metrics}
-
-
-def group_key(record: Record) -> str:
-    return record["gold_game"] or OFF_TOPIC
-
-
-def by_game(records: Sequence[Record], metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, dict[str, Value]]:
-    metrics = tuple(metrics)
-    groups: dict[str, list[Record]] = {}
-    for r in records:
-        groups.setdefault(group_key(r), []).append(r)
-    # Games alphabetically, off-topic last: tables read the same run after run.
-    keys = sorted(groups, key=lambda g: (g == OFF_TOPIC, g))
-    return {g: evaluate(groups[g], metrics) for g in keys}
-
-
-def by_tag(records: Sequence[Record], metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, dict[str, Value]]:
-    """The metrics of the questions carrying each tag (a question counts once per tag it carries), tags
-    alphabetically; records without tags are in no group."""
-    metrics = tuple(metrics)
-    groups: dict[str, list[Record]] = {}
-    for r in records:
-        for tag in r.get("tags") or ():
-            groups.setdefault(tag, []).append(r)
-    return {t: evaluate(groups[t], metrics) for t in sorted(groups)}
-
-
-def counts(records: Sequence[Record]) -> dict[str, int]:
-    return {
-        "questions": len(records),
-        "answerable": sum(1 for r in records if r["answerable"]),
-        "unanswerable": sum(1 for r in records if not r["answerable"]),
-        "off_topic": sum(1 for r in records if r["gold_game"] is None),
-        "no_game": sum(1 for r in records if r["game"] is None),
-    }
-
-
-def failures(record: Record, k: int = 10) -> list[str]:
-    """Why a record fails, in words for the report; empty when it passes every check."""
-    reasons = []
-    if record["answerable"]:
-        if abstained(record):
-            reasons.append("refus à tort")
-        rank = first_relevant_rank(record["relevant"][:k])
-        if rank is None:
-            reasons.append(f"aucun passage pertinent dans le top {k}")
-        elif rank > 1:
-            reasons.append(f"premier passage pertinent au rang {rank}")
-        if rank is not None and not page_correct(record):
-            reasons.append("page du premier passage hors des pages attendues")
-    elif not abstained(record):
-        reasons.append("réponse donnée au lieu de s'abstenir")
-    if record["game"] is None and not routing_correct(record):
-        detected = record["detected_game"] or "aucun"
-        reasons.append(f"routage : {detected} au lieu de {record['gold_game'] or 'aucun'}")
-    return reasons

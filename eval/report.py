@@ -9,7 +9,8 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from eval import metrics as m
+from eval.failures import failures
+from eval.grouping import OFF_TOPIC
 
 REPORT_NAME = "REPORT.md"
 HIT_PLOT = "hit_at_k.png"
@@ -169,13 +170,13 @@ def _leave_one_game_out(result: dict, split: str) -> list[str]:
 def _failures(result: dict, split: str) -> list[str]:
     out = ["", f"## Échecs — split `{split}`"]
     for mode in _retrieval_modes(result):
-        failed = [(r, m.failures(r, result["k"])) for r in result["records"][mode]]
+        failed = [(r, failures(r, result["k"])) for r in result["records"][mode]]
         failed = [(r, reasons) for r, reasons in failed if reasons]
         out += ["", f"### Mode `{mode}` — {len(failed)} question(s) en échec sur {len(result['records'][mode])}", ""]
         if not failed:
             out.append("Aucun échec.")
             continue
-        rows = [[r["id"], r["gold_game"] or m.OFF_TOPIC, r["question"], " ; ".join(reasons)] for r, reasons in failed]
+        rows = [[r["id"], r["gold_game"] or OFF_TOPIC, r["question"], " ; ".join(reasons)] for r, reasons in failed]
         out += _table(["id", "jeu", "question", "raisons"], rows)
     return out
 

@@ -10,6 +10,8 @@ import warnings
 from collections.abc import Iterable, Sequence
 
 from eval import metrics as m
+from eval.grouping import OFF_TOPIC, by_game, by_tag, counts, group_key
+from eval.record import QuestionRecord
 from service.engine.limits import MODES
 from eval.gold import GoldQuestion
 from service.engine.answer import Answer
@@ -24,8 +26,8 @@ _GOLD_SENTINEL = "__gold__"
 _EMPTY_SENTINEL = "__aucun_passage__"
 
 
-def make_record(question: GoldQuestion, mode: str, result: Answer, latency_ms: float) -> dict:
-    """One row of the metrics' input (eval/metrics.py documents its keys)."""
+def make_record(question: GoldQuestion, mode: str, result: Answer, latency_ms: float) -> QuestionRecord:
+    """One row of the metrics' input (eval/record.py documents its keys)."""
     return {
         "id": question.id,
         "split": question.split,
@@ -186,7 +188,7 @@ def run_eval(answerer, questions: Sequence[GoldQuestion], modes: Sequence[str] =
     for mode, records in records_by_mode.items():
         results[mode] = {
             "overall": m.evaluate(records, metrics),
-            "per_game": m.by_game(records, metrics),
+            "per_game": by_game(records, metrics),
             "hit_curve": [m.hit_at(records, i) for i in range(1, k + 1)],
         }
     pairs = [(a, b) for i, a in enumerate(modes) for b in modes[i + 1:]]
@@ -197,10 +199,10 @@ def run_eval(answerer, questions: Sequence[GoldQuestion], modes: Sequence[str] =
         "modes": [*modes, *variants],
         "variants": list(variants),
         "metrics": list(metrics),
-        "counts": {"overall": m.counts(first), "per_game": _counts_per_game(first)},
+        "counts": {"overall": counts(first), "per_game": _counts_per_game(first)},
         "results": results,
         "significance": significance(records_by_mode, pairs=pairs),
-        "per_tag": {label: m.by_tag(records, metrics) for label, records in records_by_mode.items()},
+        "per_tag": {label: by_tag(records, metrics) for label, records in records_by_mode.items()},
         "records": records_by_mode,
     }
 
@@ -208,5 +210,5 @@ def run_eval(answerer, questions: Sequence[GoldQuestion], modes: Sequence[str] =
 def _counts_per_game(records: list[dict]) -> dict[str, dict[str, int]]:
     groups: dict[str, list[dict]] = {}
     for r in records:
-        groups.setdefault(m.group_key(r), []).append(r)
-    return {g: m.counts(groups[g]) for g in sorted(groups, key=lambda g: (g == m.OFF_TOPIC, g))}
+        groups.setdefault(group_key(r), []).append(r)
+    return {g: counts(groups[g]) for g in sorted(groups, key=lambda g: (g == OFF_TOPIC, g))}

@@ -3,6 +3,8 @@
 import pytest
 
 from eval import metrics as m
+from eval.failures import failures
+from eval.grouping import OFF_TOPIC, by_game, counts
 
 
 def rec(relevant=(), pages=None, *, answerable=True, found=True, game="karuba", gold_game="karuba",
@@ -137,26 +139,26 @@ def test_by_game_groups_on_gold_game_with_off_topic_last():
         rec([True], gold_game="sans-arret", gold_pages=(1,), pages=[[1]]),
         rec([False, True], gold_game="cubirds", gold_pages=(), pages=[[], []]),
     ]
-    groups = m.by_game(records, ["hit@1", "mrr@10", "abstain_recall"])
-    assert list(groups) == ["cubirds", "sans-arret", m.OFF_TOPIC]
+    groups = by_game(records, ["hit@1", "mrr@10", "abstain_recall"])
+    assert list(groups) == ["cubirds", "sans-arret", OFF_TOPIC]
     assert groups["cubirds"] == {"hit@1": 0.0, "mrr@10": 0.5, "abstain_recall": None}
     assert groups["sans-arret"]["hit@1"] == 1.0
-    assert groups[m.OFF_TOPIC] == {"hit@1": None, "mrr@10": None, "abstain_recall": 1.0}
+    assert groups[OFF_TOPIC] == {"hit@1": None, "mrr@10": None, "abstain_recall": 1.0}
 
 
 def test_counts():
     records = ABSTENTION + [rec([True], game=None)]
-    assert m.counts(records) == {"questions": 6, "answerable": 4, "unanswerable": 2, "off_topic": 2, "no_game": 1}
+    assert counts(records) == {"questions": 6, "answerable": 4, "unanswerable": 2, "off_topic": 2, "no_game": 1}
 
 
 def test_failure_reasons():
-    assert m.failures(rec([True], pages=[[6]])) == []
-    assert m.failures(rec([False, True], pages=[[3], [6]])) == [
+    assert failures(rec([True], pages=[[6]])) == []
+    assert failures(rec([False, True], pages=[[3], [6]])) == [
         "premier passage pertinent au rang 2",
         "page du premier passage hors des pages attendues",
     ]
-    assert m.failures(rec([False], found=False)) == ["refus à tort", "aucun passage pertinent dans le top 10"]
-    assert m.failures(rec(answerable=False, gold_game=None, found=True, game=None, detected="karuba")) == [
+    assert failures(rec([False], found=False)) == ["refus à tort", "aucun passage pertinent dans le top 10"]
+    assert failures(rec(answerable=False, gold_game=None, found=True, game=None, detected="karuba")) == [
         "réponse donnée au lieu de s'abstenir",
         "routage : karuba au lieu de aucun",
     ]
