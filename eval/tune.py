@@ -27,7 +27,7 @@ from service.engine.decide.refusal import RefusalPolicy
 from service.engine.findings import Retrieved
 from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.question import Query
-from service.engine.question.reading import Asked as Read
+from service.engine.question.reading import Reading
 from service.engine.retrieval.protocol import FusionConfig
 from service.engine.routing.router import RoutingPolicy
 
@@ -63,7 +63,7 @@ class Asked:
 
     gold: GoldQuestion
     query: Query
-    read: Read
+    read: Reading
     retrieved: Retrieved
 
 

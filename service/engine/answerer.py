@@ -30,7 +30,7 @@ from service.engine.limits import DEFAULT_K, DEFAULT_MODE
 from service.engine.question import Query, Turn, validate
 from service.engine.question.card_question import card_questions
 from service.engine.question.names import GameNames
-from service.engine.question.reading import Asked, Reader
+from service.engine.question.reading import Reading, Reader
 from service.engine.retrieval.protocol import Retriever
 from service.engine.retrieval.retrieve import Request
 from service.engine.routing.router import route
@@ -114,35 +114,35 @@ class Answerer:
     def answer(self, query: Query, retrieved: Retrieved | None = None) -> Answer:
         """The answer to an already validated query, the stages in order. `retrieved` may be given when
         retrieved before with the same fusion (calibration decides the same question under many settings)."""
-        asked = self.read(query)
-        findings = self.find(asked, retrieved or self.retrieve(asked))
-        return reply(asked, self.decide(asked, findings), self.games, self.calibration)
+        reading = self.read(query)
+        findings = self.find(reading, retrieved or self.retrieve(reading))
+        return reply(reading, self.decide(reading, findings), self.games, self.calibration)
 
-    def read(self, query: Query) -> Asked:
+    def read(self, query: Query) -> Reading:
         return self.reader.read(query)
 
-    def retrieve(self, asked: Asked) -> Retrieved:
-        f, q = self.toggles, asked.query
-        game = asked.named.game if asked.named is not None else None
-        return self.retriever.retrieve(Request(asked.question, game, asked.follows, q.mode, q.k,
+    def retrieve(self, reading: Reading) -> Retrieved:
+        f, q = self.toggles, reading.query
+        game = reading.named.game if reading.named is not None else None
+        return self.retriever.retrieve(Request(reading.question, game, reading.follows, q.mode, q.k,
                                                self.judge.depth(q.k), f.players_words, f.lexical_routing))
 
-    def find(self, asked: Asked, retrieved: Retrieved) -> Findings:
+    def find(self, reading: Reading, retrieved: Retrieved) -> Findings:
         """Route and judge: what the question finds, before any decision."""
-        routed = route(asked, retrieved, self.calibration.routing, self.toggles.lexical_routing)
-        return self.judge.judged(asked, routed, retrieved)
+        routed = route(reading, retrieved, self.calibration.routing, self.toggles.lexical_routing)
+        return self.judge.judged(reading, routed, retrieved)
 
-    def decide(self, asked: Asked, findings: Findings) -> Decision:
-        return decide(asked, findings, self.calibration, self.signaller)
+    def decide(self, reading: Reading, findings: Findings) -> Decision:
+        return decide(reading, findings, self.calibration, self.signaller)
 
     def explain(self, query: Query) -> dict:
         """What the judge read of the passages shown (their features, judge/features.py) and, with a learned
         judge, its probabilities: `rulesqa ask --explain`, so that a person sees why."""
-        asked = self.read(query)
-        findings = self.find(asked, self.retrieve(asked))
+        reading = self.read(query)
+        findings = self.find(reading, self.retrieve(reading))
         rows = findings.feature_rows
         if rows is None:
-            rows = feature_rows(asked.question, findings.hits, findings.game.game if findings.game else None)
+            rows = feature_rows(reading.question, findings.hits, findings.game.game if findings.game else None)
         judgement = findings.judgement
         return {"game": findings.route.game, "route": findings.route.how,
                 "judgement": None if judgement is None else {"first": judgement.first, "any_top": judgement.any_top},

@@ -20,14 +20,14 @@ from service.engine.compose.quote import citation, extract_answer, short_citatio
 from service.engine.decide.decision import Decision
 from service.engine.decide.refusal import DEFINITIVE, Reason
 from service.engine.findings import Route
-from service.engine.question.reading import Asked
+from service.engine.question.reading import Reading
 
 
-def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibration) -> Answer:
+def reply(reading: Reading, decision: Decision, games: Mapping[str, Game], calibration) -> Answer:
     findings, reason, route = decision.findings, decision.reason, decision.route
     game = games[route.game] if route.game else None
     title = game.title if game else None
-    question = asked.question
+    question = reading.question
     quote = mistake = refusal = None
     if decision.card_line is not None:
         card = findings.game.card
@@ -48,7 +48,7 @@ def reply(asked: Asked, decision: Decision, games: Mapping[str, Game], calibrati
     picks = choices(offered, question, lambda g: games[g].title, quote)
     message = refusal.message if quote is None else found_message(quote.citation, probable=not sure and bool(picks))
     return Answer(
-        question=asked.query.question,
+        question=reading.query.question,
         game=GameRef(game.id, game.title) if game else None,
         game_detected=route.detected,
         found=reason is None,

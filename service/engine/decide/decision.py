@@ -14,7 +14,7 @@ from service.engine.decide.card_answer import card_answer
 from service.engine.decide.refusal import ELSEWHERE, Reason
 from service.engine.decide.signals import Signaller, Signals
 from service.engine.findings import Findings, Hit, Route
-from service.engine.question.reading import Asked
+from service.engine.question.reading import Reading
 
 
 @dataclass(frozen=True)
@@ -60,10 +60,10 @@ def refusal_reason(findings: Findings, signals: Signals, calibration) -> Reason 
     return reason
 
 
-def decide(asked: Asked, findings: Findings, calibration, signaller: Signaller) -> Decision:
+def decide(reading: Reading, findings: Findings, calibration, signaller: Signaller) -> Decision:
     """Weak evidence among games retrieval could not tell apart asks the player which game (ambiguous_game)."""
     findings = kept_route(findings, calibration.abstention)
-    signals = signaller.signals(asked, findings)
+    signals = signaller.signals(reading, findings)
     reason = refusal_reason(findings, signals, calibration)
     if reason == Reason.WEAK_EVIDENCE and findings.route.how == "ambiguous":
         reason = Reason.AMBIGUOUS_GAME

@@ -23,7 +23,7 @@ from service.engine.decide.other_games import OtherGames
 from service.engine.findings import Findings
 from service.engine.phrases import name_words
 from service.engine.question import Question
-from service.engine.question.reading import Asked
+from service.engine.question.reading import Reading
 
 REFERENCES = Path(__file__).resolve().parents[1] / "data" / "reference_questions.json"
 REFERENCE_KINDS = ("rules", "beyond_rules", "off_topic")
@@ -99,11 +99,11 @@ class Signaller:
         self._beyond = BeyondRules()
         self._names = {g.id: (g.title, g.id.replace("-", " "), *g.aliases) for g in games}
 
-    def signals(self, asked: Asked, findings: Findings) -> Signals:
+    def signals(self, reading: Reading, findings: Findings) -> Signals:
         """The signals of what the question found: its routed game's text says what that game covers."""
         route, game, shelf = findings.route, findings.game, findings.retrieved.shelf
         # A misspelt title ("Karouba") is the game's name, not an unknown one: read as its title.
-        question = asked.titled
+        question = reading.titled
         vector, coverage = (game.vector, game.coverage) if game is not None else (shelf.vector, shelf.coverage)
         passage_texts = [h.passage.text for h in findings.hits]
         top_cosine = findings.hits[0].dense if findings.hits else 0.0

@@ -21,7 +21,7 @@ from service.engine.judge.features import feature_rows
 from service.engine.judge.learned import LearnedJudge
 from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.phrases import name_words
-from service.engine.question.reading import Asked
+from service.engine.question.reading import Reading
 
 
 class Judge:
@@ -42,17 +42,17 @@ class Judge:
             depths.append(self.learned.top_n)
         return max(depths)
 
-    def judged(self, asked: Asked, route: Route, retrieved: Retrieved) -> Findings:
-        k = asked.query.k
+    def judged(self, reading: Reading, route: Route, retrieved: Retrieved) -> Findings:
+        k = reading.query.k
         unrouted = _card_last(retrieved.shelf.hits[:k]) if retrieved.shelf is not None else []
         in_game = retrieved.games.get(route.game) if route.game is not None else None
         if in_game is None:
             return Findings(route, unrouted, None, retrieved, unrouted=unrouted)
-        hits, rows, scores = self._learned_order(asked, in_game)
+        hits, rows, scores = self._learned_order(reading, in_game)
         if self.reranker is not None:
             hits = self.reranker.rerank(in_game.rewrite.text, hits)
             rows = None  # the learned judge's inputs follow its own order only
-        card_question = asked.card_question
+        card_question = reading.card_question
         if card_question is not None and not card_question.of_game(name_words(in_game.game)):
             card_question = None
         if card_question is None:
@@ -72,14 +72,15 @@ class Judge:
             judgement = self.learned.judge(self.learned.answer_inputs(rows, scores))
         return Findings(route, hits, evidence, retrieved, card_question, unrouted, judgement, rows)
 
-    def _learned_order(self, asked: Asked, in_game: GameRetrieved) -> tuple[list[Hit], np.ndarray | None, np.ndarray]:
+    def _learned_order(self, reading: Reading, in_game: GameRetrieved
+                       ) -> tuple[list[Hit], np.ndarray | None, np.ndarray]:
         """The game's passages in the ranker's order (retrieval's when the ranker is off), with the first ones'
         features and ranker scores in that order (None without a learned judge)."""
         hits = in_game.hits
         if not (self.ranker or self.answerability):
             return hits, None, np.zeros(0)
         head, tail = hits[: self.learned.top_n], hits[self.learned.top_n:]
-        rows = feature_rows(asked.question, head, in_game.game)
+        rows = feature_rows(reading.question, head, in_game.game)
         order, scores = self.learned.order(rows, self.ranker_policy)
         if not self.ranker:
             return hits, rows, scores

@@ -1,4 +1,4 @@
-"""What a question says before anything is retrieved, read once as `Asked`: the game the client gave, named in
+"""What a question says before anything is retrieved, read once as `Reading`: the game the client gave, named in
 the question (typos allowed, names.py) or kept from the previous turn of a follow-up (follow_up.py), the previous
 turn it may follow on from, and the card field it asks (card_question.py). It reads the question and the games'
 names only, never the index: whether an elliptic follow-up carries the previous question's words is retrieval's
@@ -18,7 +18,9 @@ from service.engine.question.names import GameNames
 
 
 @dataclass(frozen=True)
-class Asked:
+class Reading:
+    """The question stage's one reading of a question: what every later stage reads of it."""
+
     query: Query
     question: Question  # the question as asked, analysed
     # The game given, named in the question or kept from the previous turn (a route retrieval need not find);
@@ -47,12 +49,12 @@ class Reader:
         self.cards = cards
         self.follow_up = follow_up  # a follow-up keeps the previous turn's game and topic
 
-    def read(self, query: Query) -> Asked:
+    def read(self, query: Query) -> Reading:
         question = query.analysed
         named = self._named(query) or self._previous(query)
         follows = self._follows(query, named) if named is not None and named.game else None
         card = self.cards.detect(question) if self.cards is not None else None
-        return Asked(query, question, named, follows, self._titled(question, named), card)
+        return Reading(query, question, named, follows, self._titled(question, named), card)
 
     def _named(self, query: Query) -> Route | None:
         """The game given, or named in the question (typos allowed); None when neither."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.engine.findings import Retrieved, Route, ShelfRetrieved
-from service.engine.question.reading import Asked
+from service.engine.question.reading import Reading
 
 __all__ = ["Route", "RoutingPolicy", "route"]
 
@@ -34,11 +34,11 @@ class RoutingPolicy:
     lexical_dominance: float = 2.0
 
 
-def route(asked: Asked, retrieved: Retrieved, policy: RoutingPolicy, lexical_routing: bool = True) -> Route:
+def route(reading: Reading, retrieved: Retrieved, policy: RoutingPolicy, lexical_routing: bool = True) -> Route:
     """The question's own game, else the game retrieval points to. `lexical_routing`: the lexical side reads the
     question in each likely game's words (else in its own)."""
-    if asked.named is not None:
-        return asked.named
+    if reading.named is not None:
+        return reading.named
     if retrieved.shelf is None:
         return Route(None, "none")
     return by_retrieval(retrieved.shelf, policy, lexical_routing)
