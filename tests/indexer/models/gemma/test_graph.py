@@ -17,7 +17,8 @@ import pytest
 
 from indexer.errors import ModelError
 from indexer.models.gemma import graph
-from indexer.models.gemma.graph import build_graph, int4_blocks
+from indexer.models.gemma.graph import build_graph
+from indexer.models.gemma.quantise import int4_blocks
 from indexer.models.gemma.tokenizer import GemmaTokenizer
 from indexer.models.onnx_graph import QK, int8_blocks
 from tests.gemma_tiny import HIDDEN, LAYERS, VOCAB, write_tiny_gemma
