@@ -1,20 +1,19 @@
 """Choose every part of the calibration by measurement on the dev split.
 
-Each question is read and retrieved once per fusion (its encodings kept: `_Remembered`); every candidate
-setting is then a reconfigured copy of the answerer (the live one is never modified) that runs the later
-stages (routing, judge, decision, composition) from that `Retrieved` value through the same code that
-serves players, and is scored by eval/metrics.py.
+Each question is read and retrieved once per fusion (its encodings kept: eval/replay.py's `Remembered`); every
+candidate setting is then a reconfigured copy of the answerer (the live one is never modified) that replays the
+later stages (routing, judge, decision, composition) from that `Retrieved` value through the same code that
+serves players (eval/replay.py), and is scored by eval/metrics.py.
 """
 
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from eval import metrics as m
 from eval.gold import GoldQuestion
-from eval.run import make_record
-from eval.errors import EvalError
+from eval.replay import K, MODE, QUALITY, Asked, Remembered, check_dev_only, collect, decided, ranking_quality, records
 from service.engine.answerer import Answerer
 from service.engine.calibration import PARTS, Calibration
 from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
@@ -22,21 +21,14 @@ from service.engine.compose.common_mistake import CommonMistakePolicy, nearest
 from service.engine.decide.abstention import EVIDENCE_FIELDS, AbstentionPolicy
 from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
-from service.engine.decide.decision import Decision
 from service.engine.decide.refusal import RefusalPolicy
-from service.engine.findings import Retrieved
 from service.engine.judge.ranker_policy import RankerPolicy
-from service.engine.question import Query
-from service.engine.question.reading import Reading
 from service.engine.retrieval.protocol import FusionConfig
 from service.engine.routing.router import RoutingPolicy
 
 DENSE_WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))
 RRF_KS = (5, 10, 20, 40, 60)
 COVERAGE_WEIGHTS = (0.0, 0.01, 0.02, 0.03, 0.05, 0.08)
-K = 10
-MODE = "hybrid"
-QUALITY = ("hit@1", "mrr@10")
 # Answer-set coverage targets, best first (the issue asks 0.95), and the longest mean set still an answer.
 SET_COVERAGES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 SET_MAX_MEAN_SIZE = 2.0
@@ -57,69 +49,8 @@ ACCEPT_ALL = AbstentionPolicy()
 NO_REFUSAL = RefusalPolicy()
 
 
-@dataclass(frozen=True)
-class Asked:
-    """A dev question with its query, read and retrieved once."""
-
-    gold: GoldQuestion
-    query: Query
-    read: Reading
-    retrieved: Retrieved
-
-
-class _Remembered:
-    """An embedder that encodes each question once: the fusions tried retrieve the same questions again."""
-
-    def __init__(self, embedder):
-        self._embedder = embedder
-        self._vectors: dict[str, object] = {}
-
-    def __getattr__(self, name):
-        return getattr(self._embedder, name)
-
-    def encode_queries(self, texts):
-        import numpy as np
-
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if missing:
-            self._vectors.update(zip(missing, self._embedder.encode_queries(missing)))
-        return np.stack([self._vectors[t] for t in texts])
-
-
 def fusion_candidates() -> list[FusionConfig]:
     return [FusionConfig("weighted", w) for w in DENSE_WEIGHTS] + [FusionConfig("rrf", rrf_k=k) for k in RRF_KS]
-
-
-def check_dev_only(questions: list[GoldQuestion]) -> None:
-    """Tuning on anything but dev would make the test figures meaningless."""
-    others = sorted({q.split or "?" for q in questions} - {"dev"})
-    if others:
-        raise EvalError("le calibrage ne se fait que sur le split dev (le split test sert seulement à mesurer ; "
-                        f"reçu : {', '.join(others)})")
-
-
-def collect(answerer: Answerer, questions: list[GoldQuestion]) -> list[Asked]:
-    """Each question read and retrieved with the answerer's fusion."""
-    out = []
-    for q in questions:
-        query = Query(q.question, q.game, K, MODE)
-        read = answerer.read(query)
-        out.append(Asked(q, query, read, answerer.retrieve(read)))
-    return out
-
-
-def decided(answerer: Answerer, a: Asked) -> Decision:
-    """The decision on a question retrieved before (with the answerer's fusion), under the answerer's settings."""
-    return answerer.decide(a.read, answerer.find(a.read, a.retrieved))
-
-
-def records(answerer: Answerer, asked: list[Asked]) -> list[dict]:
-    return [make_record(a.gold, MODE, answerer.answer(a.query, a.retrieved), 0.0) for a in asked]
-
-
-def ranking_quality(answerer: Answerer, asked: list[Asked]) -> dict:
-    """hit@1 and MRR@10 over the answerable questions, routing included."""
-    return m.evaluate(records(answerer, asked), QUALITY)
 
 
 def tune_fusion(answerer: Answerer, asked: list[Asked]) -> tuple[FusionConfig, list[dict]]:
@@ -400,7 +331,7 @@ def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[Ans
 
 def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration, dict]:
     check_dev_only(dev)
-    answerer = answerer.with_embedder(_Remembered(answerer.retriever.embedder))
+    answerer = answerer.with_embedder(Remembered(answerer.retriever.embedder))
     fusion, table = tune_fusion(answerer, collect(answerer, dev))
     answerer = answerer.reconfigured(fusion=fusion)
     asked = collect(answerer, dev)

@@ -36,7 +36,7 @@ def run_workflow(request: EvalRequest):
     request.check()
     gold = request.gold()
     if request.calibrate:
-        from eval.tune import check_dev_only
+        from eval.replay import check_dev_only
 
         check_dev_only(gold)  # before loading anything heavy
     return WORKFLOWS[request.workflow](request, gold)

@@ -4,7 +4,8 @@ import pytest
 
 from tests.fakes import fake_answerer
 from eval.gold import load_questions
-from eval.tune import calibrate, check_dev_only, collect, fusion_candidates, ranking_quality
+from eval.replay import check_dev_only, collect, ranking_quality
+from eval.tune import calibrate, fusion_candidates
 from eval.errors import EvalError
 from service.engine.decide.abstention import AbstentionPolicy
 from service.engine.calibration import Calibration
@@ -35,7 +36,7 @@ def test_ranking_quality_is_a_share_of_answerable_questions():
     """Four answerable questions whose first right passage is 1st, 2nd, absent and 1st, and one question
     without an answer (ranked, never counted): hit@1 = 2/4, MRR@10 = (1 + 1/2 + 0 + 1) / 4."""
     from eval.gold import GoldQuestion
-    from eval.tune import Asked
+    from eval.replay import Asked
     from service.engine.answer import Answer, CitedPassage, GameRef, Quote
     from service.engine.question import Query
 
@@ -77,7 +78,8 @@ def test_wilson_lower_bound_by_hand():
 
 
 def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
-    from eval.tune import CONFIDENCE_PRECISION, calibrate_confidence, decided, wilson_lower_bound
+    from eval.replay import decided
+    from eval.tune import CONFIDENCE_PRECISION, calibrate_confidence, wilson_lower_bound
     from service.engine.decide.confidence import ConfidencePolicy
 
     answerer = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=0.2)))
@@ -120,7 +122,8 @@ def test_routing_is_calibrated_with_the_rest_and_never_routes_fewer_questions(fa
     """The routing policy is chosen on dev like the other parts: the default stays unless another lexical
     dominance routes more game-less questions right, and the chosen one is saved in the calibration."""
     from eval import metrics as m
-    from eval.tune import ACCEPT_ALL, NO_REFUSAL, calibrate_routing, records
+    from eval.replay import records
+    from eval.tune import ACCEPT_ALL, NO_REFUSAL, calibrate_routing
     from service.engine.routing.router import RoutingPolicy
 
     answerer = fake_answerer(fake_index, Calibration())
