@@ -21,6 +21,7 @@ Not checked, by convention (say a path is an example or an output by writing it 
 """
 
 import dataclasses
+import os
 import re
 import typing
 from pathlib import Path
@@ -36,9 +37,10 @@ EXEMPT = {
                          "writing it",
 }
 
-# Built or local folders: not part of the project's files, never matched against.
-NOT_PROJECT = {".git", ".venv", "var", "node_modules", "__pycache__", "build", "dist", "test-artifacts",
-               ".pytest_cache", "rulesqa.egg-info", "models", "index"}
+# Built or local folders at the root (git ignores them), and anywhere: never matched against.
+BUILT_AT_ROOT = {".git", ".venv", "var", "build", "dist", "test-artifacts", ".pytest_cache", "rulesqa.egg-info",
+                 "models", "index"}
+BUILT_ANYWHERE = {"__pycache__", "node_modules", ".pytest_cache"}
 OUTPUT_PREFIXES = ("var/", ".venv/", "test-artifacts/", "~/", "/", "$")
 PLACEHOLDER = re.compile(r"[<>{}\[\]*?…]|\.\.\.|(?:^|/)[A-Z][A-Z0-9_]*(?:\.\w+)?(?:/|$)")
 EXTENSION = re.compile(r"(?:^|/)[^/.][^/]*\.(?:py|md|json|jsonl|toml|npz|npy|png|js|css|html|txt|ya?ml|cfg|ini|pdf|csv"
@@ -49,13 +51,13 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def _project_paths(root: Path) -> set[str]:
-    """Every file and folder of the working tree, relative, folders ending in '/'."""
+    """Every file and folder of the working tree, relative, folders ending in '/' (built folders left out)."""
     found = set()
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if rel.parts[0] in NOT_PROJECT or "__pycache__" in rel.parts or "node_modules" in rel.parts:
-            continue
-        found.add(rel.as_posix() + ("/" if path.is_dir() else ""))
+    for folder, dirs, files in os.walk(root):
+        rel = Path(folder).relative_to(root)
+        dirs[:] = [d for d in dirs if d not in BUILT_ANYWHERE and not (rel == Path(".") and d in BUILT_AT_ROOT)]
+        found.update((rel / d).as_posix() + "/" for d in dirs)
+        found.update((rel / f).as_posix() for f in files)
     return found
 
 
