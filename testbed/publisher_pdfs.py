@@ -14,6 +14,7 @@ TURN = ("Pour vos premières parties, retirez les cartes marquées d'une étoile
         "les joueurs découvriront plus tard.")
 END = ("La partie s'arrête dès qu'un joueur a posé sa dernière carte ; celui qui a le plus de points l'emporte, "
        "et en cas d'égalité la victoire est partagée.")
+FIRST = "Le premier joueur choisit la direction."
 WIND = ("Une chaude brise souffle sur le désert : chaque joueur déplace son pion d'une case vers le nord avant "
         "de jouer son tour.")
 
@@ -206,3 +207,34 @@ def spread(path: Path) -> list[tuple[str, int]]:
     c.showPage()
     c.save()
     return [(SETUP, 6), (END, 7)]
+
+
+def indented_paragraphs(path: Path) -> list[tuple[str, int]]:
+    """Paragraphs set as a book sets them (LaTeX's default): no space between them, each first line indented,
+    every line but the last justified; a reader that takes a block of lines for one paragraph runs them together."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    c = Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(60, 780, "Mise en place")
+    y, width, indent = 750.0, 300.0, 15.0
+    # A one-line paragraph first: the next one starts at the same indent, under a short line.
+    for text in (FIRST, SETUP, TURN):
+        first = _wrap(c, text, "Helvetica", BODY, width - indent)[0]
+        rest = _wrap(c, text[len(first):].strip(), "Helvetica", BODY, width)
+        for i, line in enumerate([first] + rest):
+            x, room = (60 + indent, width - indent) if i == 0 else (60, width)
+            words = line.split()
+            widths = [c.stringWidth(w, "Helvetica", BODY) for w in words]
+            last = i == len(rest)
+            gap = c.stringWidth(" ", "Helvetica", BODY) if last or len(words) < 2 else \
+                (room - sum(widths)) / (len(words) - 1)
+            c.setFont("Helvetica", BODY)
+            for word, w in zip(words, widths):
+                c.drawString(x, y, word)
+                x += w + gap
+            y -= BODY * 1.25
+    _folio(c, 1, A4[0] / 2)
+    c.showPage()
+    c.save()
+    return [(FIRST, 1), (SETUP, 1), (TURN, 1)]

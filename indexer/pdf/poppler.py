@@ -92,6 +92,7 @@ def parse_bbox_layout(xhtml: bytes) -> list[Page]:
         split_rivers(page)
         rejoin_rows(page)
         interleave_terms(page)
+        join_term_rows(page)
         defer_continuations(page)
     return pages
 
@@ -176,9 +177,21 @@ def _cut(block: Block, x: float) -> list[Block]:
     words = [w for line in block.lines for w in line.words]
     if any(w.x0 < x < w.x1 for w in words) or all(w.x1 <= x for w in words) or all(w.x0 >= x for w in words):
         return [block]
+    if not all(_gutter_at(line, x) for line in block.lines):
+        return [block]
     halves = ([Line(ws, ws[0].x0, line.top, ws[-1].x1, line.bottom) for line in block.lines
                if (ws := [w for w in line.words if (w.x1 <= x) == left])] for left in (True, False))
     return [Block(half, block.flow) for half in halves if half]
+
+
+def _gutter_at(line: Line, x: float) -> bool:
+    """Whether the line leaves the river's width of white at x, or holds words on one side of it only: a paragraph
+    under a table, whose word spaces happen to fall under the table's column gaps, is no pair of columns."""
+    left = [w for w in line.words if w.x1 <= x]
+    right = [w for w in line.words if w.x0 >= x]
+    if not left or not right:
+        return True
+    return min(w.x0 for w in right) - max(w.x1 for w in left) >= RIVER_GAP * (line.bottom - line.top)
 
 
 ENDS = tuple(".!?:…»\")")
@@ -227,6 +240,53 @@ def interleave_terms(page: Page) -> None:
             i += 1
 
 
+def join_term_rows(page: Page) -> None:
+    """A glossary set as terms with one-line definitions beside them, further than a cell's gap (groff's tagged
+    paragraphs): poppler gives each term a block of its own, beside its definition's, and downstream the narrower
+    gaps are read as rows, the wider as a heading over a paragraph. Where two terms or more in a row, at one left
+    edge, each start a definition of one line, the term goes at the head of that line. A definition of several
+    lines hangs under its term (read as term and definition by units.py); a column's short last line beside the
+    next column's first happens once, not row after row. A list's marker alone in its block goes on its item's
+    line too."""
+    blocks = page.blocks
+    pairs = [i for i in range(len(blocks) - 1) if _term_beside(blocks[i], blocks[i + 1])]
+    joined = {i for i in pairs if _marker_block(blocks[i])}
+    for run in _glossaries(blocks, pairs):
+        if len(run) >= 2 and all(len(blocks[i + 1].lines) == 1 for i in run):
+            joined.update(run)
+    for i in sorted(joined, reverse=True):
+        term, line = blocks[i].lines[0], blocks[i + 1].lines[0]
+        line.words = term.words + line.words
+        line.x0, line.top = term.x0, min(line.top, term.top)
+        del blocks[i]
+
+
+def _glossaries(blocks: list[Block], pairs: list[int]) -> list[list[int]]:
+    """The pairs (term, definition) one after the other down one left edge."""
+    runs: list[list[int]] = []
+    for i in pairs:
+        if runs and i == runs[-1][-1] + 2 and abs(_left(blocks[i]) - _left(blocks[runs[-1][-1]])) < 2:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _marker_block(block: Block) -> bool:
+    """A list's marker alone in its block ("1." set apart from its item's text), which goes on its item's line."""
+    return len(block.lines) == 1 and len(block.lines[0].words) == 1 and bool(MARKER.match(block.lines[0].words[0].text))
+
+
+def _term_beside(term: Block, definition: Block) -> bool:
+    if len(term.lines) != 1 or len(term.lines[0].words) > TERM_WORDS:
+        return False
+    line, first = term.lines[0], definition.lines[0]
+    height = line.bottom - line.top
+    # A table of contents' page number beside its entry is no definition.
+    worded = sum(any(ch.isalpha() for ch in w.text) for w in first.words) >= 2
+    return worded and abs(first.bottom - line.bottom) < 0.3 * height and first.x0 > line.x1
+
+
 def _left(block: Block) -> float:
     return min(line.x0 for line in block.lines)
 
@@ -249,7 +309,7 @@ def rejoin_rows(page: Page) -> None:
     ends: list[Line] = []  # every line, to find the one a piece goes on
     kept = []
     for block in page.blocks:
-        if len(block.lines) == 1 and len(block.lines[0].words) <= PIECE_WORDS:
+        if len(block.lines) == 1 and (len(block.lines[0].words) <= PIECE_WORDS or _leaders(block.lines[0].words)):
             piece = block.lines[0]
             height = piece.bottom - piece.top
             # A line hyphenated at its end goes on below, not beside: what stands there is another column's.
@@ -265,6 +325,12 @@ def rejoin_rows(page: Page) -> None:
         ends += block.lines
         kept.append(block)
     page.blocks = kept
+
+
+def _leaders(words: list[Word]) -> bool:
+    """A table of contents' dot leaders and page number, cut from their entry ("Avancer" | ". . . . 5")."""
+    return all(set(w.text) <= set(".…·") for w in words[:-1]) and (words[-1].text.isdigit()
+                                                                   or set(words[-1].text) <= set(".…·"))
 
 
 CONTROLS = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -343,7 +409,7 @@ def text_lines(page: Page, chars, fonts, skip=()) -> list[TextLine]:
                 out.append(cap)
             if words:
                 out.append(_text_line(line, words, held, faces, b, cap is not None))
-    return join_drop_caps(out)
+    return join_run_in_titles(join_drop_caps(out))
 
 
 def _upright(words: list[Word], held: list[list]) -> tuple[list[Word], list[list]]:
@@ -505,6 +571,31 @@ def _initial(words: list[Word], held: list[list]) -> TextLine | None:
     else:
         words[0].x0 = first[1].x0 if len(first) > 1 else words[0].x0
     return TextLine(c.text, c.x0, c.top, c.x1, c.bottom, round(c.size, 2), False, baseline=c.baseline)
+
+
+RUN_IN_WORDS = 5  # a run-in title in bold ("3. Les lanternes") is a few words
+
+
+def join_run_in_titles(lines: list[TextLine]) -> list[TextLine]:
+    """A run-in title in bold that poppler cut from the rest of its line at the wider space after it (LaTeX's
+    \\paragraph): the title opens its block, whose next line sits under it, and the rest of the first line is a
+    block of one line of its own on the title's baseline. That line goes back after the title."""
+    out = list(lines)
+    for i, title in enumerate(lines[:-1]):
+        below = lines[i + 1]
+        if not (title.bold and below.block == title.block and not below.bold
+                and len(title.text.split()) <= RUN_IN_WORDS and (i == 0 or lines[i - 1].block != title.block)):
+            continue
+        rest = [line for line in lines if line.block != title.block and not line.bold
+                and abs(line.baseline - title.baseline) < 0.3 * title.size
+                and 0 < line.x0 - title.x1 < ROW_GAP * title.size
+                and sum(other.block == line.block for other in lines) == 1]
+        if len(rest) == 1 and rest[0] in out:
+            out.remove(rest[0])
+            title.lead_bold = len(title.text) + 1  # as _lead_bold counts: each word and its space
+            title.text = f"{title.text} {rest[0].text}"
+            title.x1, title.bold = rest[0].x1, False
+    return out
 
 
 def join_drop_caps(lines: list[TextLine]) -> list[TextLine]:

@@ -56,23 +56,30 @@ class _Styles:
         size = round(line.size * 2) / 2
         # OCR: a title is a paragraph of its own in tesseract's layout, not a line of a longer one.
         reads = reads_as_text(line.text) and not NOT_A_TITLE.search(line.text) and not CAPTION.match(line.text)
-        title = reads and alone
-        # A large title wrapped after a comma ("Sentinelles d'Orage, / l'application de table") is one.
-        wrapped = line.text.endswith(",") and size not in self.bold_only and reads_as_text(line.text) and alone
-        if (size in self.levels and (line.bold or size not in self.bold_only) and (title or wrapped)
-                and not AUTHOR.search(line.text)):
+        if self._sized_title(line, size, reads, alone):
             return "h", self.levels[size]
-        # A bold line of the text's size opens the poppler block it titles (a step's name over its text).
-        if (line.bold and abs(line.size - self.body) < 0.6 and len(line.text) <= 60
-                and (title or (reads and line.block is not None))
-                and not ENDS_SENTENCE.search(line.text) and SECTION_NUMBER.sub("", line.text)[:1].isupper()
-                and not AUTHOR.search(line.text)):
+        if self._bold_title(line, reads, alone):
             return "h", self.bold_level
         if BULLET.match(line.text) or NUMBERED.match(line.text):
             return "li", 0
         if line.cells > 1:
             return "row", 0
         return "p", 0
+
+    def _sized_title(self, line: TextLine, size: float, reads: bool, alone: bool) -> bool:
+        """A line in a heading's size (and weight, where only bold makes that size a heading), standing alone."""
+        # A large title wrapped after a comma ("Sentinelles d'Orage, / l'application de table") is one.
+        wrapped = line.text.endswith(",") and size not in self.bold_only and reads_as_text(line.text) and alone
+        titled = (reads and alone) or wrapped
+        return (size in self.levels and (line.bold or size not in self.bold_only) and titled
+                and not AUTHOR.search(line.text))
+
+    def _bold_title(self, line: TextLine, reads: bool, alone: bool) -> bool:
+        """A bold line of the text's size that opens the poppler block it titles (a step's name over its text)."""
+        if not (line.bold and abs(line.size - self.body) < 0.6 and len(line.text) <= 60):
+            return False
+        return ((reads and alone) or (reads and line.block is not None)) and not ENDS_SENTENCE.search(line.text) \
+            and SECTION_NUMBER.sub("", line.text)[:1].isupper() and not AUTHOR.search(line.text)
 
 
 def _box(page: PageText, number: int, line: TextLine) -> tuple:
@@ -107,9 +114,34 @@ def _continues_poppler(block: Block, line: TextLine, same_flow: bool, pitch: flo
     is no column's: poppler's order has no columns)."""
     last = block._last
     if last.block != line.block:
-        return _goes_on(block, line)
+        return _goes_on(block, line) or _next_line_of(block, line, pitch)
     spaced = pitch and ENDS_SENTENCE.search(block.text) and line.baseline - last.baseline > PARSKIP * pitch
-    return _same_face(block, line) and not spaced and not _new_block_below(block, line, None, right)
+    return (_same_face(block, line) and not spaced and not _new_block_below(block, line, None, right)
+            and not _ended_short(block, line, right))
+
+
+# A sentence's own end: a colon introduces what follows, a closing bracket may end a title ("Tunnels (3 tuiles)").
+ENDS_FULL_STOP = re.compile(r"[.!?…][»\"')]?$")
+SHORT = 3  # font sizes short of the column's right edge: a line ending a sentence there ends its paragraph
+
+
+def _ended_short(block: Block, line: TextLine, right: float | None) -> bool:
+    """Inside a poppler block, a sentence ended well short of the column's right edge, and the next line starts
+    a sentence at the same indent or further right: two paragraphs set without space between them (LaTeX's
+    indented paragraphs, both lines at the indent)."""
+    last = block._last
+    return (right is not None and ENDS_FULL_STOP.search(block.text) is not None
+            and last.x1 < right - SHORT * line.size and line.x0 >= last.x0 - 1 and line.text[:1].isupper())
+
+
+def _next_line_of(block: Block, line: TextLine, pitch: float) -> bool:
+    """A new poppler block that is only the next line of the sentence left unfinished above it: at its left edge,
+    one line pitch below, in its face ("... licence de documentation libre" / "GNU, version 1.3")."""
+    last = block._last
+    # A size with too few lines to have a usual pitch (a cover's fine print): a generous line spacing.
+    most = 1.15 * pitch if pitch else 1.6 * line.size
+    return (block.kind == "p" and not ENDS_SENTENCE.search(block.text) and abs(line.x0 - last.x0) < 1
+            and 0 < line.baseline - last.baseline <= most and _same_face(block, line))
 
 
 def _goes_on(block: Block, line: TextLine) -> bool:
@@ -142,26 +174,38 @@ def _same_face(block: Block, line: TextLine) -> bool:
 def _new_block_below(block: Block, line: TextLine, edge: float | None, right: float | None) -> bool:
     """The line under the block's last one, in its column, starts a block of its own: by its indent, a run-in
     term in bold, or the short line that ends the block's sentence."""
-    last = block._last
-    # A bullet's next line is indented under its text; a numbered item's may start under its number.
-    if block.kind == "li" and (line.x0 <= block._x0 + 1 if not block.numbered else line.x0 < block._x0 - 1):
+    ended = ENDS_SENTENCE.search(block.text) is not None
+    if _item_ends(block, line) or (ended and _indented_anew(block, line, right)):
         return True
-    # An indented first line, or the line after an indented quote: a new paragraph. But the second line
-    # of a paragraph whose first line is indented, or of an item hanging under its number, goes on.
+    if ended and line.lead_bold >= 2:
+        return True  # a run-in term or title in bold opens the line: the next item of a list
+    if _term_over_definition(block, line):
+        return True
+    # Justified text: a sentence ended on a short line ends its paragraph.
+    return edge is not None and ended and block._last.x1 < edge - 1.5 * line.size and not line.text[:1].islower()
+
+
+def _item_ends(block: Block, line: TextLine) -> bool:
+    """A bullet's next line is indented under its text; a numbered item's may start under its number."""
+    return block.kind == "li" and (line.x0 <= block._x0 + 1 if not block.numbered else line.x0 < block._x0 - 1)
+
+
+def _indented_anew(block: Block, line: TextLine, right: float | None) -> bool:
+    """An indented first line, or the line after an indented quote: a new paragraph. But the second line of a
+    paragraph whose first line is indented, or of an item hanging under its number, goes on."""
+    last = block._last
     early = _broke_early(block, line, right)
     second = len(block.boxes) == 1 and not early and (line.x0 < last.x0 if block.kind == "p" else
                                                       block.kind == "li" and line.x0 > last.x0)
-    if ENDS_SENTENCE.search(block.text) and abs(line.x0 - last.x0) > 0.8 * line.size and not second:
-        return True
-    if ENDS_SENTENCE.search(block.text) and line.lead_bold >= 2:
-        return True  # a run-in term or title in bold opens the line: the next item of a list
+    return abs(line.x0 - last.x0) > 0.8 * line.size and not second
+
+
+def _term_over_definition(block: Block, line: TextLine) -> bool:
+    """A short line over an indented one: a term over its definition (not code, not a centred title)."""
+    last = block._last
     centred = abs(line.x0 + line.x1 - last.x0 - last.x1) < 2 * line.size
-    if (block.kind == "p" and len(block.boxes) == 1 and len(block.text) <= 60 and not last.mono
-            and line.x0 > last.x0 + 0.8 * line.size and not centred):
-        return True  # a short line over an indented one: a term over its definition (not code)
-    # Justified text: a sentence ended on a short line ends its paragraph.
-    return (edge is not None and ENDS_SENTENCE.search(block.text) is not None and last.x1 < edge - 1.5 * line.size
-            and not line.text[:1].islower())
+    return (block.kind == "p" and len(block.boxes) == 1 and len(block.text) <= 60 and not last.mono
+            and line.x0 > last.x0 + 0.8 * line.size and not centred)
 
 
 def _broke_early(block: Block, line: TextLine, right: float | None) -> bool:

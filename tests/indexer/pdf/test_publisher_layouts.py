@@ -118,3 +118,10 @@ def test_a_page_printed_by_chromium_is_read_from_its_glyphs(tmp_path):
     assert reader_name("poppler", "Skia/PDF m156") == "poppler"
     with pytest.raises(Exception, match="lecteur « ocr » inconnu"):
         reader_name("ocr")
+
+
+def test_indented_paragraphs_set_without_space_between_stay_apart(tmp_path):
+    # Poppler gives the three paragraphs one block: a sentence ended short of the column's edge, and the next
+    # line indented, start another paragraph.
+    _, got, _, expected = imported(tmp_path, publisher_pdfs.indented_paragraphs)
+    assert_whole(got, expected)
