@@ -130,18 +130,24 @@ def split_page(index: int, width: float, height: float, lines: list[TextLine], r
     """A page's lines, with its top and bottom rows (and lone numbers in the side margins) as candidates."""
     page = PageText(index, width, height, [line for line in lines if line.text], rotation=rotation)
     rows = [row for row in _rows(page.lines) if not any(line.table is not None for line in row)]
-    # Wherever the text block sits on the sheet (a letter-size block on A4 leaves its footer at 75 % of the
-    # height): the first and last rows of the page's text, in the upper and lower halves.
+    page.edges = _edge_rows(rows, height)
+    taken = {id(p) for r in page.edges for p in r.pieces}
+    page.edges += [_row([line], "side") for line in page.lines
+                   if id(line) not in taken and line.text.isdigit() and _in_side_margin(line, width)]
+    return page
+
+
+def _edge_rows(rows: list[list[TextLine]], height: float) -> list[Row]:
+    """Wherever the text block sits on the sheet (a letter-size block on A4 leaves its footer at 75 % of the
+    height): the first and last rows of the page's text, in the upper and lower halves."""
     top = [row for row in rows[:EDGE_ROWS] if min(p.top for p in row) < height / 2]
     bottom = [row for row in rows[-EDGE_ROWS:] if min(p.top for p in row) >= height / 2
               and not any(row is t for t in top)]
-    page.edges = [_row(row, "top") for row in top] + [_row(row, "bottom") for row in bottom]
-    taken = {id(p) for r in page.edges for p in r.pieces}
-    for line in page.lines:
-        if id(line) not in taken and line.text.isdigit() and (line.x1 < width * SIDE_ZONE or
-                                                                line.x0 > width * (1 - SIDE_ZONE)):
-            page.edges.append(_row([line], "side"))
-    return page
+    return [_row(row, "top") for row in top] + [_row(row, "bottom") for row in bottom]
+
+
+def _in_side_margin(line: TextLine, width: float) -> bool:
+    return line.x1 < width * SIDE_ZONE or line.x0 > width * (1 - SIDE_ZONE)
 
 
 def _row(pieces: list[TextLine], end: str) -> Row:
@@ -297,9 +303,36 @@ def _place(lines: list[TextLine], table: TextLine, ordered: bool) -> None:
 def read_page(doc, index: int, laid_out=None) -> PageText | None:
     """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead). `laid_out`:
     the page as poppler laid it out (poppler.py), whose words, lines, blocks and order are then the page's."""
+    from indexer.pdf.tables import ruled_tables
+
+    chars, rules, links = _page_layers(doc, index, laid_out)
+    if not chars.chars:
+        return None
+    w, h = chars.box[2] - chars.box[0], chars.box[3] - chars.box[1]
+    # Tables first, from the characters, so that a cell holding a lone number or letter stays in its row.
+    tables, rest = ruled_tables(chars.chars, chars.fonts, rules, segments)
+    if chars.rotation != 0:
+        laid_out = None
+    more, pieces = _text_pieces(chars, rest, tables, laid_out)
+    lines = _readable(pieces, links)
+    if laid_out is not None:
+        from indexer.pdf.poppler import join_cell_rows, join_link_rows
+
+        lines = join_cell_rows(join_link_rows(lines))
+    _restore_bullets(lines, rules.marks if rules else [])
+    for table in map(table_line, tables + more):
+        _place(lines, table, ordered=laid_out is not None)
+    page = split_page(index, w, h, lines, chars.rotation)
+    page.ordered = laid_out is not None
+    edges = {id(piece) for row in page.edges for piece in row.pieces}
+    page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit() or line.beside]
+    return page
+
+
+def _page_layers(doc, index: int, laid_out):
+    """The page's characters, its ruled lines and its links, read from pdfium; the page closed after."""
     from indexer.pdf.chars import UPRIGHT, page_chars
     from indexer.pdf.rules import page_links, page_rules
-    from indexer.pdf.tables import aligned_tables, ruled_tables
 
     try:
         page = doc[index]
@@ -313,20 +346,25 @@ def read_page(doc, index: int, laid_out=None) -> PageText | None:
         raise PdfError(f"la page {index + 1} du PDF est illisible ou endommagée") from None
     finally:
         page.close()
-    if not chars.chars:
-        return None
-    w, h = chars.box[2] - chars.box[0], chars.box[3] - chars.box[1]
-    # Tables first, from the characters, so that a cell holding a lone number or letter stays in its row.
-    tables, rest = ruled_tables(chars.chars, chars.fonts, rules, segments)
-    if laid_out is not None and chars.rotation == 0:
+    return chars, rules, links
+
+
+def _text_pieces(chars, rest, tables, laid_out) -> tuple[list, list[TextLine]]:
+    """(tables found by alignment, the page's lines): poppler's lines where it laid the page out, else lines
+    built from the glyphs left outside the ruled tables."""
+    from indexer.pdf.tables import aligned_tables
+
+    if laid_out is not None:
         from indexer.pdf.poppler import join_lone_numbers, text_lines
 
         more, pieces = aligned_tables(text_lines(laid_out, chars.chars, chars.fonts,
                                                  [(t.x0, t.top, t.x1, t.bottom) for t in tables]))
-        pieces = join_lone_numbers(pieces)
-    else:
-        laid_out = None
-        more, pieces = aligned_tables([line for line in segments(rest, chars.fonts) if line.text])
+        return more, join_lone_numbers(pieces)
+    return aligned_tables([line for line in segments(rest, chars.fonts) if line.text])
+
+
+def _readable(pieces: list[TextLine], links: list) -> list[TextLine]:
+    """The lines that can be rule text, each marked when a lone number beside text or a link of its own."""
     # What cannot be rule text is not kept until the end (a page of music is thousands of glyph pieces):
     # a lone number stays only among the edge rows, where it may be the page's.
     lines = [line for line in pieces if line.text.isdigit() or reads_as_text(line.text, numbers_too=True)]
@@ -338,15 +376,4 @@ def read_page(doc, index: int, laid_out=None) -> PageText | None:
     for line in lines:
         line.link = any(x0 <= line.x0 + 1 and line.x1 - 1 <= x1 and top <= (line.top + line.bottom) / 2 <= bottom
                         for x0, top, x1, bottom in links)
-    if laid_out is not None:
-        from indexer.pdf.poppler import join_cell_rows, join_link_rows
-
-        lines = join_cell_rows(join_link_rows(lines))
-    _restore_bullets(lines, rules.marks if rules else [])
-    for table in map(table_line, tables + more):
-        _place(lines, table, ordered=laid_out is not None)
-    page = split_page(index, w, h, lines, chars.rotation)
-    page.ordered = laid_out is not None
-    edges = {id(piece) for row in page.edges for piece in row.pieces}
-    page.lines = [line for line in page.lines if id(line) in edges or not line.text.isdigit() or line.beside]
-    return page
+    return lines
