@@ -36,7 +36,7 @@ model: install
 gemma-model: install
 	-$(BIN)/rulesqa model build --model embeddinggemma
 
-# e5 taught rulebooks: the low-rank deltas (indexer/models/e5/deltas/rules-fr.npz) rebuilt from training/, seeded;
+# e5 taught rulebooks: the low-rank deltas (indexer/models/deltas/rules-fr.npz) rebuilt from training/, seeded;
 # then the learned judge (service/engine/data/judge-multilingual-e5-small.json): the engine's own retrieval on the
 # training games recorded (var/judge-data/), and the ranker and the answerability judge fitted on it.
 train: install train-judge
