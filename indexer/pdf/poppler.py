@@ -451,6 +451,11 @@ BULLETS = "•▪●■◦‣➢►✓"
 
 
 def _touching_joined(words: list[Word], height: float) -> list[Word]:
+    # A font whose boxes are far taller than its letters (Azul's, 37 points for 10-point text) would make every
+    # word space "touching": the letters' own width bounds the size (a letter is about half an em wide).
+    letters = sorted((w.x1 - w.x0) / len(w.text) for w in words if len(w.text) >= 3)
+    if letters:
+        height = min(height, 2 * letters[len(letters) // 2])
     out: list[Word] = []
     for w in words:
         if out and w.x0 - out[-1].x1 < TOUCHING * height and w.x0 > out[-1].x0:

@@ -123,3 +123,9 @@ def test_dot_leaders_cut_from_their_entry_go_back_on_its_line():
     leaders = [word(".", 60 + 6 * i, 10, 62 + 6 * i) for i in range(12)] + [word("5", 140, 10, 146)]
     pages = parse_bbox_layout(page(block(line(word("Avancer", 10, 10, 50))), block(line(*leaders))))
     assert texts(pages) == [["Avancer " + ". " * 12 + "5"]]
+
+
+def test_words_of_a_font_with_tall_boxes_keep_their_spaces():
+    # Azul's font gives 10-point words boxes 37 points tall: a 1.8-point word space was read as touching.
+    words = [word(w, 10 + 41.8 * i, 10, 10 + 41.8 * i + 40, 47) for i, w in enumerate("Mathilde choisit ensuite".split())]
+    assert texts(parse_bbox_layout(page(block(line(*words))))) == [["Mathilde choisit ensuite"]]
