@@ -25,9 +25,13 @@ _PAGE_REF = re.compile(r"\((?=\s*pp?\b)")
 WORD_JOINER = "\u2060"
 
 
+def _unref(text: str) -> str:
+    """A page reference printed in the text kept as text: an invisible word joiner after its parenthesis."""
+    return _PAGE_REF.sub("(" + WORD_JOINER, text)
+
+
 def _safe(text: str) -> str:
-    # A page reference printed in the text stays text: an invisible word joiner after its parenthesis.
-    text = _PAGE_REF.sub("(" + WORD_JOINER, text)
+    text = _unref(text)
     # A paragraph must not be read back as a heading, a question or a bullet it is not.
     if text.startswith("#"):
         return text.lstrip("#").strip()
@@ -41,7 +45,7 @@ def _safe(text: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return _PAGE_REF.sub("(" + WORD_JOINER, text).replace("|", "¦")
+    return _unref(text).replace("|", "¦")
 
 
 def _table(block: Block, out: list[str], layout: list[dict]) -> None:
@@ -64,7 +68,77 @@ def _table(block: Block, out: list[str], layout: list[dict]) -> None:
 
 def _title(text: str) -> str:
     """A term or a step, as a bullet's title (`- **term** definition`): no "*" inside."""
-    return _PAGE_REF.sub("(" + WORD_JOINER, text).replace("*", "∗")
+    return _unref(text).replace("*", "∗")
+
+
+def _blank(out: list[str]) -> None:
+    """A blank line before what follows, unless the last line is one already."""
+    if out[-1]:
+        out.append("")
+
+
+def _heading(block: Block, previous: Block | None, out: list[str], layout: list[dict]) -> None:
+    text = _safe(block.text)
+    _blank(out)
+    out += [f"{'#' * block.level} {text} {page_ref(block.pages)}", ""]
+    layout.append({"text": text, "boxes": _boxes(block)})
+
+
+def _table_block(block: Block, previous: Block | None, out: list[str], layout: list[dict]) -> None:
+    if not any(any(cells) for cells, _, _ in block.rows):
+        return  # a table without a filled cell writes nothing
+    _blank(out)
+    _table(block, out, layout)
+    out.append("")
+
+
+def _term(block: Block, previous: Block | None, out: list[str], layout: list[dict]) -> None:
+    # Terms (and steps) follow each other as bullets of one list: one passage each, the term its title.
+    if previous is None or previous.kind != "term":
+        _blank(out)
+    title, definition = _title(block.title), _unref(block.text)
+    out.append(f"- **{title}** {definition} {page_ref(block.pages)}")
+    boxes = _boxes(block)
+    layout += [{"text": title, "boxes": boxes}, {"text": definition, "boxes": boxes}]
+
+
+def _question(block: Block, previous: Block | None, out: list[str], layout: list[dict]) -> None:
+    text = _safe(block.text)
+    _blank(out)
+    question = _unref(block.title)
+    out.append(f"Q: {question} {page_ref(block.title_pages)}")
+    out.append(f"{text} {page_ref(block.text_pages)}")
+    out.append("")
+    boxes = _boxes(block)
+    layout += [{"text": question, "boxes": boxes}, {"text": text, "boxes": boxes}]
+
+
+def _bullet_or_row(block: Block, previous: Block | None, out: list[str], layout: list[dict]) -> None:
+    # A list stays one block, one passage per bullet; the lead line ending with ":" is a passage of its
+    # own (glued to it, the corpus reader would make the lead and the whole list one passage).
+    text = _unref(block.text) if block.kind == "li" else _safe(block.text)
+    glued = previous is not None and previous.kind == block.kind
+    if not glued:
+        _blank(out)
+    out.append(f"- {text} {page_ref(block.pages)}" if block.kind == "li" else f"{text} {page_ref(block.pages)}")
+    layout.append({"text": text, "boxes": _boxes(block)})
+
+
+def _paragraph(block: Block, previous: Block | None, out: list[str], layout: list[dict]) -> None:
+    text = _safe(block.text)
+    _blank(out)
+    out.append(f"{text} {page_ref(block.pages)}")
+    layout.append({"text": text, "boxes": _boxes(block)})
+
+
+def _boxes(block: Block) -> list[list]:
+    return [list(b) for b in block.boxes]
+
+
+# How each kind of block is written; any other kind is a paragraph.
+_WRITERS = {"h": _heading, "table": _table_block, "term": _term, "qa": _question, "li": _bullet_or_row,
+            "row": _bullet_or_row}
+_ROLE_KINDS = ("p", "li", "term", "row")  # the kinds whose last line carries the block's role ("{note}")
 
 
 def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str] = ()) -> tuple[str, list[dict]]:
@@ -75,45 +149,8 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
     previous = None
     for block in blocks:
         start = len(out)
-        text = _safe(block.text) if block.kind != "li" else _PAGE_REF.sub("(" + WORD_JOINER, block.text)
-        boxes = [list(b) for b in block.boxes]
-        if block.kind == "h":
-            out += ([""] if out[-1] else []) + [f"{'#' * block.level} {text} {page_ref(block.pages)}", ""]
-            layout.append({"text": text, "boxes": boxes})
-        elif block.kind == "table" and any(any(cells) for cells, _, _ in block.rows):
-            if out[-1]:
-                out.append("")
-            _table(block, out, layout)
-            out.append("")
-        elif block.kind == "term":
-            # Terms (and steps) follow each other as bullets of one list: one passage each, the term its title.
-            if previous is None or previous.kind != "term":
-                out += [""] if out[-1] else []
-            title, definition = _title(block.title), _PAGE_REF.sub("(" + WORD_JOINER, block.text)
-            out.append(f"- **{title}** {definition} {page_ref(block.pages)}")
-            layout += [{"text": title, "boxes": boxes}, {"text": definition, "boxes": boxes}]
-        elif block.kind == "qa":
-            out += [""] if out[-1] else []
-            question = _PAGE_REF.sub("(" + WORD_JOINER, block.title)
-            out.append(f"Q: {question} {page_ref(block.title_pages)}")
-            out.append(f"{text} {page_ref(block.text_pages)}")
-            out.append("")
-            layout += [{"text": question, "boxes": boxes}, {"text": text, "boxes": boxes}]
-        elif block.kind in ("li", "row"):
-            # A list stays one block, one passage per bullet; the lead line ending with ":" is a passage of its
-            # own (glued to it, the corpus reader would make the lead and the whole list one passage).
-            glued = previous is not None and previous.kind == block.kind
-            if not glued and out[-1]:
-                out.append("")
-            line = f"- {text} {page_ref(block.pages)}" if block.kind == "li" else f"{text} {page_ref(block.pages)}"
-            out.append(line)
-            layout.append({"text": text, "boxes": boxes})
-        elif block.kind != "table":
-            if out[-1]:
-                out.append("")
-            out.append(f"{text} {page_ref(block.pages)}")
-            layout.append({"text": text, "boxes": boxes})
-        if block.role and len(out) > start and block.kind in ("p", "li", "term", "row"):
+        _WRITERS.get(block.kind, _paragraph)(block, previous, out, layout)
+        if block.role and len(out) > start and block.kind in _ROLE_KINDS:
             out[-1] += f" {{{block.role}}}"
         previous = block
     return "\n".join(out).rstrip() + "\n", layout
