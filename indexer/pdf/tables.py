@@ -149,29 +149,41 @@ def _rows_of(bands: list[list], cuts) -> tuple[list[list[str]], list, bool]:
     """(rows of cells, their boxes, whether the first row is a header set apart by a rule), from each band's
     pieces (the text between two rules)."""
     if len(bands) >= 3:  # rules between the rows: a band is a row, its lines a cell's wrapped lines
-        first = _lines(bands[0])
-        bold = [all(p.bold for p in line) for line in first]
-        # Zebra stripes from the second row on: the header, in bold, shares the first band with a row.
-        if len(first) >= 2 and bold[0] and not all(bold):
-            head = [p for line, b in zip(first, bold) if b for p in line]
-            bands = [head, [p for line, b in zip(first, bold) if not b for p in line], *bands[1:]]
-        made = [_row(band, cuts) for band in bands]
-        header = len(first) >= 2 and bold[0] and not all(bold)
-        return [cells for cells, _ in made], [box for _, box in made], header
+        return _rows_between_rules(bands, cuts)
+    return _rows_of_lines(bands, cuts)
+
+
+def _rows_between_rules(bands: list[list], cuts) -> tuple[list[list[str]], list, bool]:
+    """A row a band; the first band's bold lines a header of their own when rows in plain text share it."""
+    first = _lines(bands[0])
+    bold = [all(p.bold for p in line) for line in first]
+    # Zebra stripes from the second row on: the header, in bold, shares the first band with a row.
+    header = len(first) >= 2 and bold[0] and not all(bold)
+    if header:
+        head = [p for line, b in zip(first, bold) if b for p in line]
+        bands = [head, [p for line, b in zip(first, bold) if not b for p in line], *bands[1:]]
+    made = [_row(band, cuts) for band in bands]
+    return [cells for cells, _ in made], [box for _, box in made], header
+
+
+def _rows_of_lines(bands: list[list], cuts) -> tuple[list[list[str]], list, bool]:
+    """One band or two: a row a line of the last band (a line without a first cell wraps the row above),
+    under the first band as a header (over one line or more, booktabs-like) when there are two."""
     rows, boxes = [], []
-    if len(bands) == 2:  # a header band (over one line or more) and a body band, booktabs-like
+    header = len(bands) == 2
+    if header:
         cells, box = _row(bands[0], cuts)
         rows.append(cells)
         boxes.append(box)
     for line in _lines(bands[-1]):
         cells, box = _row(line, cuts)
-        if len(rows) > (len(bands) == 2) and not cells[0]:  # a wrapped cell goes on the row above
+        if len(rows) > header and not cells[0]:  # a wrapped cell goes on the row above
             rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells)]
             boxes[-1] = _merge_box(boxes[-1], box)
         else:
             rows.append(cells)
             boxes.append(box)
-    return rows, boxes, len(bands) == 2
+    return rows, boxes, header
 
 
 def ruled_tables(chars, fonts, rules: Rules, segments) -> tuple[list[Table], list]:
@@ -300,45 +312,61 @@ def aligned_tables(pieces) -> tuple[list[Table], list]:
     rows = _row_groups(pieces)
     tables, used, i = [], set(), 0
     while i < len(rows):
-        row = rows[i]
-        if len(row) < 2:
+        found = _aligned_table(rows, i) if len(rows[i]) >= 2 else None
+        if found is None:
             i += 1
             continue
-        starts, ends = [p.x0 for p in row], [p.x1 for p in row]
-        grid = [[p.text for p in row]]
-        members, boxes = [list(row)], [_box(row)]
-        j = i + 1
-        while j < len(rows):
-            nxt = rows[j]
-            where = [_column_of(p, starts, ends) for p in nxt]
-            gap = (nxt[0].baseline or nxt[0].bottom) - (members[-1][0].baseline or members[-1][0].bottom)
-            size = max(row[0].size, 1)
-            if (None in where or len(set(where)) != len(where) or gap > 2.6 * size
-                    or any(abs(p.size - size) > 1 for p in nxt)):
-                break
-            cells = [""] * len(starts)
-            for p, col in zip(nxt, where):
-                cells[col] = p.text
-            if 0 not in where:  # a wrapped cell
-                grid[-1] = [f"{a} {b}".strip() for a, b in zip(grid[-1], cells)]
-                boxes[-1] = _merge_box(boxes[-1], _box(nxt))
-            else:
-                grid.append(cells)
-                boxes.append(_box(nxt))
-            members.append(nxt)
-            j += 1
-        flat = [p for m in members for p in m]
-        if len(grid) >= 3 and _tabular(grid, flat, len(starts)) and _text_grid(grid):
-            table = Table(grid, False, min(p.x0 for p in flat), min(p.top for p in flat),
-                          max(p.x1 for p in flat), max(p.bottom for p in flat),
-                          statistics.median(p.size for p in flat), False, boxes)
-            table.header = all(p.bold for p in row) and not any(p.bold for p in members[-1])
-            tables.append(table)
-            used.update(id(p) for p in flat)
-            i = j
-        else:
-            i += 1
+        table, flat, i = found
+        tables.append(table)
+        used.update(id(p) for p in flat)
     return tables, [p for p in pieces if id(p) not in used]
+
+
+def _aligned_table(rows: list[list], i: int) -> tuple[Table, list, int] | None:
+    """(the table, its pieces, the index of the row after it) that row i opens, the rows under it aligned on
+    its pieces' columns; None when they do not make a table."""
+    row = rows[i]
+    starts, ends = [p.x0 for p in row], [p.x1 for p in row]
+    grid = [[p.text for p in row]]
+    members, boxes = [list(row)], [_box(row)]
+    j = i + 1
+    while j < len(rows) and _add_aligned_row(rows[j], row, starts, ends, grid, members, boxes):
+        j += 1
+    flat = [p for m in members for p in m]
+    if len(grid) < 3 or not _tabular(grid, flat, len(starts)) or not _text_grid(grid):
+        return None
+    table = Table(grid, False, *_box(flat), statistics.median(p.size for p in flat), False, boxes)
+    # A header in bold over rows that are not: the first row, unless the last one is bold too.
+    table.header = all(p.bold for p in row) and not any(p.bold for p in members[-1])
+    return table, flat, j
+
+
+def _add_aligned_row(nxt: list, row: list, starts: list[float], ends: list[float], grid: list[list[str]],
+                     members: list[list], boxes: list) -> bool:
+    """Row `nxt` added to the table that `row` opens (`grid`, its `members` and `boxes`), when its pieces fall
+    one a column, close under the last row and in the first row's size; a row without a first cell wraps
+    the cells of the row above."""
+    where = [_column_of(p, starts, ends) for p in nxt]
+    gap = (nxt[0].baseline or nxt[0].bottom) - (members[-1][0].baseline or members[-1][0].bottom)
+    size = max(row[0].size, 1)
+    if not _one_a_column(where) or gap > 2.6 * size or any(abs(p.size - size) > 1 for p in nxt):
+        return False
+    cells = [""] * len(starts)
+    for p, col in zip(nxt, where):
+        cells[col] = p.text
+    if 0 not in where:  # a wrapped cell
+        grid[-1] = [f"{a} {b}".strip() for a, b in zip(grid[-1], cells)]
+        boxes[-1] = _merge_box(boxes[-1], _box(nxt))
+    else:
+        grid.append(cells)
+        boxes.append(_box(nxt))
+    members.append(nxt)
+    return True
+
+
+def _one_a_column(where: list[int | None]) -> bool:
+    """Each piece of a row under a column of its own."""
+    return None not in where and len(set(where)) == len(where)
 
 
 def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
@@ -352,13 +380,20 @@ def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
     if max(sizes) - min(sizes) > 1.0:
         return False
     firsts = [row[0] for row in grid]
+    return not _list_marks(firsts) and _wrapped_rows(firsts) <= 1
+
+
+def _list_marks(firsts: list[str]) -> bool:
+    """The first column is a list's bullets or numbers set apart by a tab, or a listing's line numbers."""
     if all(MARKER.match(cell) for cell in firsts if cell):
-        return False  # a list, its bullets or numbers set apart by a tab
+        return True
     numbers = [int(cell) for cell in firsts if cell.isdigit()]
-    if len(numbers) >= 0.8 * len(firsts) and all(b == a + 1 for a, b in zip(numbers, numbers[1:])):
-        return False  # a listing's line numbers
-    wrapped = sum(1 for a, b in zip(firsts, firsts[1:]) if a and b[:1].islower() and not a[-1:] in ".!?:;,)")
-    return wrapped <= 1
+    return len(numbers) >= 0.8 * len(firsts) and all(b == a + 1 for a, b in zip(numbers, numbers[1:]))
+
+
+def _wrapped_rows(firsts: list[str]) -> int:
+    """First cells that carry on the one above (no end of sentence, then a lowercase start): prose wrapped."""
+    return sum(1 for a, b in zip(firsts, firsts[1:]) if a and b[:1].islower() and not a[-1:] in ".!?:;,)")
 
 
 def _box(pieces) -> tuple[float, float, float, float]:
