@@ -50,32 +50,50 @@ def _median(values) -> float:
 
 def clusters(chars) -> list[list]:
     """Characters grouped by baseline; small raised or lowered glyphs go with the line whose box holds them."""
-    rows: list[list] = []
-    for c in sorted(chars, key=lambda c: c.baseline):
-        if rows and c.baseline - rows[-1][0].baseline <= 0.25 * max(min(c.size, rows[-1][0].size), 1):
-            rows[-1].append(c)
-        else:
-            rows.append([c])
+    rows = _baseline_rows(chars)
     if len(rows) < 2:
         return rows
     sizes = [_median(c.size for c in row) for row in rows]
     kept: list[int] = []
     for i, row in enumerate(rows):
         if len(row) <= 6:
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(rows) and sizes[i] <= sizes[j] and len(rows[j]) > len(row):
-                    big = rows[j]
-                    top, bottom = min(c.top for c in big), max(c.bottom for c in big)
-                    x0, x1 = min(c.x0 for c in big), max(c.x1 for c in big)
-                    # Raised (an exponent, "XXe") or lowered (an index) by up to half the line's size.
-                    if all(top - 0.5 * sizes[j] <= c.top and c.bottom <= bottom + 0.4 * sizes[j]
-                           and x0 - sizes[j] <= c.x0 <= x1 + sizes[j] for c in row):
-                        big.extend(row)
-                        row.clear()
-                        break
+            _join_neighbour(rows, sizes, i)
         if row:
             kept.append(i)
     return [rows[i] for i in kept if rows[i]]
+
+
+def _baseline_rows(chars) -> list[list]:
+    """The characters in rows, down the page: a character within a quarter of its size below the row's first
+    baseline joins the row."""
+    rows: list[list] = []
+    for c in sorted(chars, key=lambda c: c.baseline):
+        if rows and c.baseline - rows[-1][0].baseline <= 0.25 * max(min(c.size, rows[-1][0].size), 1):
+            rows[-1].append(c)
+        else:
+            rows.append([c])
+    return rows
+
+
+def _join_neighbour(rows: list[list], sizes: list[float], i: int) -> None:
+    """Short row i (a footnote mark, an exponent) moved into the longer row above or below it, in a size no
+    smaller, whose box holds it: row i is left empty then."""
+    row = rows[i]
+    for j in (i - 1, i + 1):
+        if (0 <= j < len(rows) and sizes[i] <= sizes[j] and len(rows[j]) > len(row)
+                and _held_by(row, rows[j], sizes[j])):
+            rows[j].extend(row)
+            row.clear()
+            return
+
+
+def _held_by(row: list, big: list, size: float) -> bool:
+    """Each glyph of `row` within the box of the line `big` (of font size `size`), raised (an exponent, "XXe")
+    or lowered (an index) by up to half the line's size."""
+    top, bottom = min(c.top for c in big), max(c.bottom for c in big)
+    x0, x1 = min(c.x0 for c in big), max(c.x1 for c in big)
+    return all(top - 0.5 * size <= c.top and c.bottom <= bottom + 0.4 * size and x0 - size <= c.x0 <= x1 + size
+               for c in row)
 
 
 def _rivers(rows: list[list]) -> list[list[float]]:
@@ -121,39 +139,58 @@ def segments(chars, fonts, columns: list[float] = ()) -> list[TextLine]:
         row.sort(key=lambda c: c.x0)
     rivers = _rivers(rows) if len(rows) >= RIVER_ROWS else [[] for _ in rows]
     for row, cuts in zip(rows, rivers):
-        cuts = cuts + list(columns)
-        em = _median(c.size for c in row) or 1.0
-        gaps = [(b.x0 - a.x1) / em for a, b in zip(row, row[1:]) if not b.space_before and b.x0 - a.x1 < 0.5 * em]
-        # The line's own letter spacing (most gaps are inside words), then its word spacing: a justified
-        # line may squeeze word gaps to a fifth of an em, a tracked title widen letter gaps.
-        spacing = min(max(_median(gaps), 0.0), 0.2) if gaps else 0.0
-        wide = [g for g in gaps if g > spacing + 0.08]
-        # Where the producer wrote spaces, their gaps are the line's word spacing too: a space it left out
-        # (Chromium's after "Exemple :") is then a gap of that width.
-        spaced = [(b.x0 - a.x1) / em - spacing for a, b in zip(row, row[1:]) if b.space_before]
-        words_gap = (_median(wide) - spacing if len(wide) >= 2 else
-                     _median(spaced) if spaced and _median(spaced) > 0.1 else 2 * WORD_GAP)
-        threshold = (spacing + max(0.06, min(WORD_GAP, words_gap / 2))) * em
-        piece, word, words = [row[0]], [row[0].text], []
-        marks = _raised(row[0], em)  # the word so far is only a raised mark (a footnote number)
-        for prev, c in zip(row, row[1:]):
-            gap = c.x0 - prev.x1
-            size = max(min(prev.size, c.size), 1.0)
-            if gap > CELL_GAP * max(prev.size, c.size) or (cuts and any(prev.x1 <= x <= c.x0 for x in cuts)):
-                words.append("".join(word))
-                out.append(_line(piece, words, fonts))
-                piece, word, words = [c], [c.text], []
-                marks = _raised(c, em)
-                continue
-            if c.space_before or gap > threshold * size / em or (marks and not _raised(c, em)):
-                words.append("".join(word))
-                word = []
-                marks = _raised(c, em)
-            word.append(c.text)
-            piece.append(c)
-        words.append("".join(word))
-        out.append(_line(piece, words, fonts))
+        out += _row_pieces(row, cuts + list(columns), fonts)
     return [line for line in out if line.text]
+
+
+def _row_pieces(row: list, cuts: list[float], fonts) -> list[TextLine]:
+    """One baseline's characters (sorted by x) as pieces of words: a piece ends at a cell's gap or at a cut,
+    a word at a space, a gap wider than the word threshold, or the end of a raised mark."""
+    out = []
+    em = _median(c.size for c in row) or 1.0
+    threshold = _word_threshold(row, em)
+    piece, word, words = [row[0]], [row[0].text], []
+    marks = _raised(row[0], em)  # the word so far is only a raised mark (a footnote number)
+    for prev, c in zip(row, row[1:]):
+        gap = c.x0 - prev.x1
+        size = max(min(prev.size, c.size), 1.0)
+        if gap > CELL_GAP * max(prev.size, c.size) or (cuts and any(prev.x1 <= x <= c.x0 for x in cuts)):
+            words.append("".join(word))
+            out.append(_line(piece, words, fonts))
+            piece, word, words = [c], [c.text], []
+            marks = _raised(c, em)
+            continue
+        if c.space_before or gap > threshold * size / em or (marks and not _raised(c, em)):
+            words.append("".join(word))
+            word = []
+            marks = _raised(c, em)
+        word.append(c.text)
+        piece.append(c)
+    words.append("".join(word))
+    out.append(_line(piece, words, fonts))
+    return out
+
+
+def _word_threshold(row: list, em: float) -> float:
+    """The gap (in points, for a glyph of size `em`) past which a row's characters belong to two words."""
+    gaps = [(b.x0 - a.x1) / em for a, b in zip(row, row[1:]) if not b.space_before and b.x0 - a.x1 < 0.5 * em]
+    # The line's own letter spacing (most gaps are inside words), then its word spacing: a justified
+    # line may squeeze word gaps to a fifth of an em, a tracked title widen letter gaps.
+    spacing = min(max(_median(gaps), 0.0), 0.2) if gaps else 0.0
+    words_gap = _word_spacing(row, em, gaps, spacing)
+    return (spacing + max(0.06, min(WORD_GAP, words_gap / 2))) * em
+
+
+def _word_spacing(row: list, em: float, gaps: list[float], spacing: float) -> float:
+    """The row's gap between words, in font sizes beyond its letter `spacing`: the median of its wide `gaps`,
+    else of its spaces' gaps, else twice WORD_GAP."""
+    wide = [g for g in gaps if g > spacing + 0.08]
+    if len(wide) >= 2:
+        return _median(wide) - spacing
+    # Where the producer wrote spaces, their gaps are the line's word spacing too: a space it left out
+    # (Chromium's after "Exemple :") is then a gap of that width.
+    spaced = [(b.x0 - a.x1) / em - spacing for a, b in zip(row, row[1:]) if b.space_before]
+    return _median(spaced) if spaced and _median(spaced) > 0.1 else 2 * WORD_GAP
 
 
 def _raised(c, em: float) -> bool:
