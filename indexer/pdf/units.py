@@ -64,23 +64,39 @@ def _under(term: Block, text: Block) -> bool:
 def _is_term(blocks: list[Block], i: int, body: float, sibling: Block | None = None) -> bool:
     """`sibling`: the term just made before this block's previous one, whose style a next step shares."""
     term, text = blocks[i], blocks[i + 1]
-    if (not _term_like(term) or text.kind != "p" or not _same_page(term, text) or term.bold and text.bold
-            or term.link or text.link or term.mono or text.mono):
+    if not _plain_pair(term, text) or _section_title(term, body) or not _under(term, text):
         return False
-    if term.kind == "h" and not (term.bold and abs(term._size - body) < 0.6):
-        return False  # a heading larger than the text is a section's title
-    if not _under(term, text):
-        return False
-    if text._x0 > term._x0 + 0.8 * max(text._size, 1) and all(b[1] > term.boxes[0][1] + 0.01 for b in text.boxes):
-        return True  # a definition list: the definition indented under its term, all its lines (not a
-        # paragraph's indented first line)
+    if _indented_definition(term, text):
+        return True
     stands_out = term.bold or term.numbered
     after = blocks[i + 2] if i + 2 < len(blocks) else None
     only = after is None or after.kind != "p" or after.bold or not _same_page(text, after)
-    # The next of a series of steps (each a title and a paragraph) may be followed by more text.
-    series = sibling is not None and (sibling.kind, sibling.bold, sibling._size) == ("term", term.bold, term._size) \
-        and abs(sibling._x0 - term._x0) < 1
-    return stands_out and (only or series)
+    return stands_out and (only or _next_step(term, sibling))
+
+
+def _plain_pair(term: Block, text: Block) -> bool:
+    """A line that may be a term, over a paragraph of its page; not both in bold (nothing sets the term
+    apart then), no link and no code in either."""
+    return (_term_like(term) and text.kind == "p" and _same_page(term, text) and not (term.bold and text.bold)
+            and not (term.link or text.link or term.mono or text.mono))
+
+
+def _section_title(term: Block, body: float) -> bool:
+    """A heading larger than the text (or not bold) is a section's title, not a term."""
+    return term.kind == "h" and not (term.bold and abs(term._size - body) < 0.6)
+
+
+def _indented_definition(term: Block, text: Block) -> bool:
+    """A definition list: the definition indented under its term, all its lines (not a paragraph's indented
+    first line)."""
+    return text._x0 > term._x0 + 0.8 * max(text._size, 1) and all(b[1] > term.boxes[0][1] + 0.01 for b in text.boxes)
+
+
+def _next_step(term: Block, sibling: Block | None) -> bool:
+    """The next of a series of steps (each a title and a paragraph), which may be followed by more text: in
+    the style of the term made just before, and aligned with it."""
+    return (sibling is not None and (sibling.kind, sibling.bold, sibling._size) == ("term", term.bold, term._size)
+            and abs(sibling._x0 - term._x0) < 1)
 
 
 def _terms_from_table(block: Block) -> list[Block] | None:
