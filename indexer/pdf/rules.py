@@ -62,28 +62,43 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
     if count > MAX_OBJECTS:
         return Rules([], [])
     left, _, _, top = box
-    l, b, r, t = (ctypes.c_float() for _ in range(4))
-    refs = [ctypes.byref(v) for v in (l, b, r, t)]
     horizontal, vertical, marks, bands, frames = [], [], [], [], []
     fill, stroke = ctypes.c_int(), ctypes.c_int()
     refs_mode = (ctypes.byref(fill), ctypes.byref(stroke), fill, stroke)
-    get, kind, bounds = fast["FPDFPage_GetObject"], fast["FPDFPageObj_GetType"], fast["FPDFPageObj_GetBounds"]
-    for i in range(count):
-        obj = get(handle, i)
-        if not obj or kind(obj) != PATH or not bounds(obj, *refs):
-            continue
-        width, height = r.value - l.value, t.value - b.value
+    for obj, l, b, r, t in _paths(fast, handle, count):
+        width, height = r - l, t - b
         if height <= THIN and width >= MIN_LENGTH:
-            horizontal.append(Rule(top - (t.value + b.value) / 2, l.value - left, r.value - left))
+            horizontal.append(Rule(top - (t + b) / 2, l - left, r - left))
         elif width <= THIN and height >= MIN_LENGTH:
-            vertical.append(Rule((l.value + r.value) / 2 - left, top - t.value, top - b.value))
-        elif MARK_SIZE[0] <= min(width, height) and max(width, height) <= MARK_SIZE[1] and width < 1.6 * height < 2.6 * width:
-            marks.append((l.value - left, top - t.value, r.value - left, top - b.value))
+            vertical.append(Rule((l + r) / 2 - left, top - t, top - b))
+        elif _mark_sized(width, height):
+            marks.append((l - left, top - t, r - left, top - b))
         elif width >= MIN_LENGTH and height >= MIN_LENGTH:
             shape = _table_rectangle(fast, obj, height, refs_mode)
             if shape:
-                (bands if shape == "band" else frames).append(
-                    (top - t.value, top - b.value, l.value - left, r.value - left))
+                (bands if shape == "band" else frames).append((top - t, top - b, l - left, r - left))
+    _add_table_sides(horizontal, vertical, bands, frames)
+    return Rules(merge(horizontal), merge(vertical), marks)
+
+
+def _paths(fast, handle, count: int):
+    """Each path object of the page, with its bounds: (object, left, bottom, right, top) in PDF points."""
+    l, b, r, t = (ctypes.c_float() for _ in range(4))
+    refs = [ctypes.byref(v) for v in (l, b, r, t)]
+    get, kind, bounds = fast["FPDFPage_GetObject"], fast["FPDFPageObj_GetType"], fast["FPDFPageObj_GetBounds"]
+    for i in range(count):
+        obj = get(handle, i)
+        if obj and kind(obj) == PATH and bounds(obj, *refs):
+            yield obj, l.value, b.value, r.value, t.value
+
+
+def _mark_sized(width: float, height: float) -> bool:
+    """The size of a bullet drawn as a shape: within MARK_SIZE, about as wide as high."""
+    return MARK_SIZE[0] <= min(width, height) and max(width, height) <= MARK_SIZE[1] and width < 1.6 * height < 2.6 * width
+
+
+def _add_table_sides(horizontal: list[Rule], vertical: list[Rule], bands: list, frames: list) -> None:
+    """The sides of the bands and frames that draw a table, added to the page's rules."""
     # A table drawn by a stylesheet: bands of colour on every other row (zebra stripes) rather than a rule
     # between the rows, and the frame around them. Their sides are rules. A frame with nothing across it
     # is a box (a note, a sidebar): its text stays text.
@@ -95,7 +110,6 @@ def page_rules(page, box: tuple[float, float, float, float]) -> Rules:
         if any(y0 + 3 < r.at < y1 - 3 and r.end - r.start >= 0.8 * (x1 - x0) for r in across):
             horizontal += [Rule(y0, x0, x1), Rule(y1, x0, x1)]
             vertical += [Rule(x0, y0, y1), Rule(x1, y0, y1)]
-    return Rules(merge(horizontal), merge(vertical), marks)
 
 
 def _table_rectangle(fast, obj, height: float, mode) -> str | None:
