@@ -119,26 +119,44 @@ def page_chars(page, tilt: float = UPRIGHT) -> PageChars:
     """The upright, visible characters of a pypdfium2 page, in content order, accents composed. `tilt`: the turn
     a character may have and still count as upright (a reader that builds lines itself, as poppler does, reads a
     text box set at a slight angle)."""
-    import pypdfium2.raw as raw
-
     # The visible box as pdfium renders it (inherited boxes resolved; get_cropbox() falls back to letter).
-    left, bottom, right, top = page.get_bbox()
+    box = page.get_bbox()
     rotation = page.get_rotation()
     width, height = page.get_size()
     textpage = page.get_textpage()
-    fast = _fast()
-    unicode, generated, text_object = fast["FPDFText_GetUnicode"], fast["FPDFText_IsGenerated"], \
-        fast["FPDFText_GetTextObject"]
-    loose, origin, font_size, char_angle = fast["FPDFText_GetLooseCharBox"], fast["FPDFText_GetCharOrigin"], \
-        fast["FPDFText_GetFontSize"], fast["FPDFText_GetCharAngle"]
     try:
-        tp = ctypes.cast(textpage.raw, ctypes.c_void_p).value
-        count = raw.FPDFText_CountChars(textpage.raw)
-        rect, ox, oy = raw.FS_RECTF(), ctypes.c_double(), ctypes.c_double()
-        rect_p, ox_p, oy_p = ctypes.byref(rect), ctypes.byref(ox), ctypes.byref(oy)
+        reader = _TextPage(textpage, tilt)
+        chars = reader.chars(box)
+    finally:
+        textpage.close()
+    return PageChars(width, height, rotation, box, compose_accents(_dedupe(chars)), reader.fonts)
+
+
+class _TextPage:
+    """A pdfium text page read through its bare C calls (_fast), into buffers reused from one character to the
+    next; the fonts of its text objects gathered as they come (`fonts`)."""
+
+    def __init__(self, textpage, tilt: float):
+        import pypdfium2.raw as raw
+
+        self.raw, self.textpage, self.tilt = raw, textpage, tilt
+        self.fast = _fast()
+        self.tp = ctypes.cast(textpage.raw, ctypes.c_void_p).value
+        self.rect, self.ox, self.oy = raw.FS_RECTF(), ctypes.c_double(), ctypes.c_double()
+        self.rect_p, self.ox_p, self.oy_p = ctypes.byref(self.rect), ctypes.byref(self.ox), ctypes.byref(self.oy)
+        self.fonts: list[Font] = []
+        self.by_handle: dict[int, int] = {}
+
+    def chars(self, box: tuple[float, float, float, float]) -> list[Char]:
+        """The upright characters drawn inside `box` (left, bottom, right, top), in content order."""
+        left, _, _, top = box
+        fast, tp = self.fast, self.tp
+        unicode, generated, text_object = fast["FPDFText_GetUnicode"], fast["FPDFText_IsGenerated"], \
+            fast["FPDFText_GetTextObject"]
+        loose, origin = fast["FPDFText_GetLooseCharBox"], fast["FPDFText_GetCharOrigin"]
+        rect, oy, rect_p, ox_p, oy_p = self.rect, self.oy, self.rect_p, self.ox_p, self.oy_p
+        count = self.raw.FPDFText_CountChars(self.textpage.raw)
         chars: list[Char] = []
-        fonts: list[Font] = []
-        by_handle: dict[int, int] = {}
         objects: dict[int, tuple] = {}  # text object -> (font, upright, size, baseline above box, box height)
         space = False
         for k in range(count):
@@ -151,23 +169,7 @@ def page_chars(page, tilt: float = UPRIGHT) -> PageChars:
             key = text_object(tp, k) or 0
             known = objects.get(key)
             if known is None:
-                handle = raw.FPDFTextObj_GetFont(raw.FPDFText_GetTextObject(textpage.raw, k)) if key else None
-                hkey = (ctypes.cast(handle, ctypes.c_void_p).value or 0) if handle else 0
-                if hkey not in by_handle:
-                    by_handle[hkey] = len(fonts)
-                    fonts.append(_font(raw, handle) if hkey else Font("", False, False, False))
-                matrix = _matrix(raw, textpage.raw, k)
-                angle = matrix[1] % (2 * math.pi) if matrix else char_angle(tp, k)
-                upright = angle < 0 or min(angle, 2 * math.pi - angle) < tilt  # -1: pdfium could not tell
-                loose(tp, k, rect_p)
-                origin(tp, k, ox_p, oy_p)
-                size, height = font_size(tp, k) * (matrix[0] if matrix else 1.0), rect.top - rect.bottom
-                # A font's ascent to descent: one height for every glyph, one distance from the box's
-                # bottom to the baseline. Where a font's ascent and descent are unknown (LibreOffice writes
-                # them as 0), pdfium's box is each glyph's ink instead, lower for p, q, g: each glyph's own
-                # origin gives its baseline then.
-                known = objects[key] = (by_handle[hkey], upright, size, oy.value - rect.bottom,
-                                        height if height >= 0.85 * size else -1.0)
+                known = objects[key] = self._object_style(k, key)
             if not known[1]:
                 space = False
                 continue
@@ -177,11 +179,10 @@ def page_chars(page, tilt: float = UPRIGHT) -> PageChars:
             else:
                 origin(tp, k, ox_p, oy_p)
             text = "-" if code in (0xFFFE, 0x02) else chr(code)
-            if rect.right - rect.left <= 0 and text not in ACCENTS and not text.strip():
+            if _no_glyph(rect, text):
                 continue
             # Text off the visible page (a table run past the bottom, clipped) is not printed there.
-            cx, cy = (rect.left + rect.right) / 2, (rect.top + rect.bottom) / 2
-            if not (left <= cx <= right and bottom <= cy <= top):
+            if not _inside(rect, box):
                 space = False
                 continue
             # groff's PostScript writes spaces of no width inside words ("sauveg arde"), which Ghostscript keeps.
@@ -189,9 +190,45 @@ def page_chars(page, tilt: float = UPRIGHT) -> PageChars:
             chars.append(Char(text, rect.left - left, rect.right - left, top - rect.top, top - rect.bottom,
                               top - oy.value, known[2], known[0], real, key))
             space = False
-    finally:
-        textpage.close()
-    return PageChars(width, height, rotation, (left, bottom, right, top), compose_accents(_dedupe(chars)), fonts)
+        return chars
+
+    def _object_style(self, k: int, key: int) -> tuple[int, bool, float, float, float]:
+        """(font, upright, size, baseline above the glyph box, box height or -1) of the text object `key` that
+        draws character k: one measure for all its characters."""
+        raw, fast, tp = self.raw, self.fast, self.tp
+        handle = raw.FPDFTextObj_GetFont(raw.FPDFText_GetTextObject(self.textpage.raw, k)) if key else None
+        font = self._font_index(handle)
+        matrix = _matrix(raw, self.textpage.raw, k)
+        angle = matrix[1] % (2 * math.pi) if matrix else fast["FPDFText_GetCharAngle"](tp, k)
+        upright = angle < 0 or min(angle, 2 * math.pi - angle) < self.tilt  # -1: pdfium could not tell
+        fast["FPDFText_GetLooseCharBox"](tp, k, self.rect_p)
+        fast["FPDFText_GetCharOrigin"](tp, k, self.ox_p, self.oy_p)
+        rect = self.rect
+        size, height = fast["FPDFText_GetFontSize"](tp, k) * (matrix[0] if matrix else 1.0), rect.top - rect.bottom
+        # A font's ascent to descent: one height for every glyph, one distance from the box's bottom to the
+        # baseline. Where a font's ascent and descent are unknown (LibreOffice writes them as 0), pdfium's box
+        # is each glyph's ink instead, lower for p, q, g: each glyph's own origin gives its baseline then.
+        return font, upright, size, self.oy.value - rect.bottom, height if height >= 0.85 * size else -1.0
+
+    def _font_index(self, handle) -> int:
+        """The index in `fonts` of the font `handle` (None: a character of no text object), added if new."""
+        hkey = (ctypes.cast(handle, ctypes.c_void_p).value or 0) if handle else 0
+        if hkey not in self.by_handle:
+            self.by_handle[hkey] = len(self.fonts)
+            self.fonts.append(_font(self.raw, handle) if hkey else Font("", False, False, False))
+        return self.by_handle[hkey]
+
+
+def _no_glyph(rect, text: str) -> bool:
+    """A character with no width that is neither an accent nor printed (an invisible space)."""
+    return rect.right - rect.left <= 0 and text not in ACCENTS and not text.strip()
+
+
+def _inside(rect, box: tuple[float, float, float, float]) -> bool:
+    """The glyph's middle within the visible box (left, bottom, right, top)."""
+    left, bottom, right, top = box
+    cx, cy = (rect.left + rect.right) / 2, (rect.top + rect.bottom) / 2
+    return left <= cx <= right and bottom <= cy <= top
 
 
 def _dedupe(chars: list[Char]) -> list[Char]:
@@ -233,38 +270,54 @@ def compose_accents(chars: list[Char]) -> list[Char]:
     grid = _LazyGrid(chars)
     gone, taken = set(), set()
     for i in accents:
-        acc = chars[i]
-        best, best_score = None, None
-        seen = set()
-        # Most accents sit next to their letter in the content stream; the grid finds the others.
-        near = [j for j in range(max(0, i - 2), min(len(chars), i + 3)) if j != i]
-        cells = range(int(acc.x0 // 8), int(acc.x1 // 8) + 1)
-        for j in itertools.chain(near, (j for cell in cells for j in grid.get(cell, ()))):
-            if best is not None and j not in near:
-                break
-            if j in seen or j in taken:
-                continue
-            seen.add(j)
-            base = chars[j]
-            if not base.text.isalpha() or base.text in ACCENTS:
-                continue
-            dy = abs(base.baseline - acc.baseline)
-            if dy > 0.6 * max(base.size, acc.size):
-                continue
-            overlap = min(acc.x1, base.x1) - max(acc.x0, base.x0)
-            narrow = max(min(acc.x1 - acc.x0, base.x1 - base.x0), 0.1)
-            if overlap / narrow < 0.5:
-                continue
-            score = (overlap / narrow - dy / max(base.size, 1), -abs(j - i))
-            if best_score is None or score > best_score:
-                best, best_score = j, score
+        best = _accented_letter(chars, i, grid, taken)
         if best is None:
             continue
-        base = chars[best]
-        letter = DOTLESS.get(base.text[:1], base.text[:1]) + base.text[1:]
-        base.text = unicodedata.normalize("NFC", letter + ACCENTS[acc.text])
-        if i < best:  # the accent came first in the text: the space before it is the letter's
-            base.space_before = base.space_before or acc.space_before
+        _compose(chars[i], chars[best], accent_first=i < best)
         gone.add(i)
         taken.add(best)
     return [c for i, c in enumerate(chars) if i not in gone]
+
+
+def _accented_letter(chars: list[Char], i: int, grid: _LazyGrid, taken: set[int]) -> int | None:
+    """The index of the letter (not `taken` by another accent) that the accent chars[i] covers best, or None."""
+    acc = chars[i]
+    best, best_score = None, None
+    seen = set()
+    # Most accents sit next to their letter in the content stream; the grid finds the others.
+    near = [j for j in range(max(0, i - 2), min(len(chars), i + 3)) if j != i]
+    cells = range(int(acc.x0 // 8), int(acc.x1 // 8) + 1)
+    for j in itertools.chain(near, (j for cell in cells for j in grid.get(cell, ()))):
+        if best is not None and j not in near:
+            break
+        if j in seen or j in taken:
+            continue
+        seen.add(j)
+        score = _cover_score(acc, chars[j], j - i)
+        if score is not None and (best_score is None or score > best_score):
+            best, best_score = j, score
+    return best
+
+
+def _cover_score(acc: Char, base: Char, offset: int) -> tuple[float, int] | None:
+    """How well the accent sits on the letter `base`, `offset` characters away in the content stream (the
+    more of the narrower glyph's advance covered, the closer the baselines, the nearer the better); None
+    when `base` is no letter, or on another line, or mostly beside it."""
+    if not base.text.isalpha() or base.text in ACCENTS:
+        return None
+    dy = abs(base.baseline - acc.baseline)
+    if dy > 0.6 * max(base.size, acc.size):
+        return None
+    overlap = min(acc.x1, base.x1) - max(acc.x0, base.x0)
+    narrow = max(min(acc.x1 - acc.x0, base.x1 - base.x0), 0.1)
+    if overlap / narrow < 0.5:
+        return None
+    return overlap / narrow - dy / max(base.size, 1), -abs(offset)
+
+
+def _compose(acc: Char, base: Char, accent_first: bool) -> None:
+    """The letter `base` takes the accent (NFC), a dotless i or j its dot back."""
+    letter = DOTLESS.get(base.text[:1], base.text[:1]) + base.text[1:]
+    base.text = unicodedata.normalize("NFC", letter + ACCENTS[acc.text])
+    if accent_first:  # the accent came first in the text: the space before it is the letter's
+        base.space_before = base.space_before or acc.space_before
