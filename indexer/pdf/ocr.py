@@ -82,42 +82,79 @@ def hocr_lines(hocr: str, scale: float, para: tuple = ()) -> list[TextLine]:
     parser = _Hocr()
     parser.feed(hocr)
     rows = [list(row) for row in parser.lines if any(w[0].strip() for w in row[5])]
-    sizes: dict[tuple, list[float]] = {}
-    for row in rows:
-        sizes.setdefault((row[0], row[1]), []).append(row[3])
-    # A title that tesseract put at the head of the paragraph it introduces ("Fin de partie" over "La
-    # partie s'arrête…"): a first line clearly larger than the others is a paragraph of its own.
-    for i, row in enumerate(rows):
-        key = (row[0], row[1])
-        rest = sizes[key][1:]
-        if (rest and row[3] == sizes[key][0] and (i == 0 or (rows[i - 1][0], rows[i - 1][1]) != key)
-                and row[3] >= 1.2 * statistics.median(rest)):
-            sizes[key] = rest
-            row[1] = (row[1], "title")
-            sizes[(row[0], row[1])] = [row[3]]
+    sizes = _paragraph_sizes(rows)
+    _split_titles(rows, sizes)
     out = []
     for block, par, (_, y0, _, y1), _, offset, words in rows:
         words = [(w[0].strip(), w[1]) for w in words if w[0].strip()]
         size_px = statistics.median(sizes[(block, par)]) or (y1 - y0)
         texts = [t for t, _ in words]
-        first_box = words[0][1]
-        small = first_box[2] - first_box[0] <= 0.6 * size_px and first_box[3] - first_box[1] <= 0.45 * size_px
-        if len(texts[0]) > 1 and texts[0][0] in BULLET_MARKS and texts[0][0] != "o" and texts[0][1].isalnum():
-            texts[0] = "• " + texts[0][1:]  # a mark glued to the first word
-        elif len(texts) > 1 and (texts[0] in BULLET_MARKS or (len(texts[0]) <= 2 and not texts[0].isdigit() and (
-                small or not texts[0].isalnum()))):
-            texts[0] = "•"  # a lone mark, or a dot too small to be a letter, read as a letter
+        _mark_bullet(texts, words[0][1], size_px)
         # Words far apart on one line are table cells: one piece each, as on a text page (tables.py).
-        start = 0
-        for k in range(1, len(words) + 1):
-            if k < len(words) and words[k][1][0] - words[k - 1][1][2] <= 2 * size_px:
-                continue
-            piece = words[start:k]
-            out.append(TextLine(normalise(" ".join(texts[start:k])), piece[0][1][0] * scale, y0 * scale,
+        for start, end in _cells(words, size_px):
+            piece = words[start:end]
+            out.append(TextLine(normalise(" ".join(texts[start:end])), piece[0][1][0] * scale, y0 * scale,
                                 piece[-1][1][2] * scale, y1 * scale, round(size_px * scale * 2) / 2, False,
                                 para=(*para, block, par), baseline=(y1 + offset) * scale))
-            start = k
     return out
+
+
+def _paragraph_sizes(rows: list[list]) -> dict[tuple, list[float]]:
+    """(block, paragraph) -> the sizes (x_size) of its lines, in order."""
+    sizes: dict[tuple, list[float]] = {}
+    for row in rows:
+        sizes.setdefault((row[0], row[1]), []).append(row[3])
+    return sizes
+
+
+def _split_titles(rows: list[list], sizes: dict[tuple, list[float]]) -> None:
+    """A title that tesseract put at the head of the paragraph it introduces ("Fin de partie" over "La
+    partie s'arrête…"): a first line clearly larger than the others is a paragraph of its own, (par, "title")."""
+    for i, row in enumerate(rows):
+        key = (row[0], row[1])
+        if _title_atop(rows, i, sizes[key]):
+            sizes[key] = sizes[key][1:]
+            row[1] = (row[1], "title")
+            sizes[(row[0], row[1])] = [row[3]]
+
+
+def _title_atop(rows: list[list], i: int, sizes: list[float]) -> bool:
+    """Row i opens its paragraph (whose line sizes are `sizes`) in a size 1.2 times its other lines' or more."""
+    row, rest = rows[i], sizes[1:]
+    first = i == 0 or (rows[i - 1][0], rows[i - 1][1]) != (row[0], row[1])
+    return bool(rest) and row[3] == sizes[0] and first and row[3] >= 1.2 * statistics.median(rest)
+
+
+def _mark_bullet(texts: list[str], first_box: tuple, size_px: float) -> None:
+    """The line's first word made a bullet "•" where tesseract read one as a mark or a letter."""
+    first = texts[0]
+    if _glued_mark(first):
+        texts[0] = "• " + first[1:]  # a mark glued to the first word
+        return
+    # A dot too small to be a letter, read as one
+    small = first_box[2] - first_box[0] <= 0.6 * size_px and first_box[3] - first_box[1] <= 0.45 * size_px
+    if len(texts) > 1 and (first in BULLET_MARKS or _short_mark(first, small)):
+        texts[0] = "•"  # a lone mark, or a dot too small to be a letter, read as a letter
+
+
+def _glued_mark(word: str) -> bool:
+    """A bullet's mark glued to the word after it ("_5 plateaux"); "o" is a letter there."""
+    return len(word) > 1 and word[0] in BULLET_MARKS and word[0] != "o" and word[1].isalnum()
+
+
+def _short_mark(word: str, small: bool) -> bool:
+    """One or two characters, no number, that are no word: small as a dot, or not letters."""
+    return len(word) <= 2 and not word.isdigit() and (small or not word.isalnum())
+
+
+def _cells(words: list[tuple], size_px: float):
+    """(start, end) of each run of words on a line with no gap wider than two sizes between them."""
+    start = 0
+    for k in range(1, len(words) + 1):
+        if k < len(words) and words[k][1][0] - words[k - 1][1][2] <= 2 * size_px:
+            continue
+        yield start, k
+        start = k
 
 
 def ocr_pages(doc, indexes: list[int], lang: str = "fra") -> dict[int, PageText]:
