@@ -61,8 +61,7 @@ import numpy as np
 
 from indexer.analysis import ANALYZER_VERSION, folded_words
 from indexer.atomic import folder_replaced
-# calibration.json's reader and writer, named here too for service/engine/calibration.py (store.read_calibrations).
-from indexer.calibration_file import CALIBRATION, read_calibrations, save_calibration_entry  # noqa: F401
+from indexer.calibration_file import CALIBRATION
 from indexer.corpus import Game
 from indexer.errors import IndexMismatchError
 from indexer.index_model import ModelInfo, model_info, place_model

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
-from indexer import store
+from indexer import calibration_file
 from service.engine.compose.answer_set import AnswerSetPolicy
 from service.engine.compose.common_mistake import CommonMistakePolicy
 from service.engine.decide.abstention import AbstentionPolicy
@@ -77,7 +77,7 @@ def _from_entry(entry: dict) -> Calibration:
 
 
 def _read_defaults(path: Path) -> dict:
-    """The package's defaults file (not an index folder, which store.py alone reads); empty when absent."""
+    """The package's defaults file (not an index folder, whose calibration.json indexer/calibration_file.py alone reads); empty when absent."""
     if not path.is_file():
         return {}
     return json.loads(path.read_text("utf-8"))
@@ -91,7 +91,7 @@ def load(model_id: str, index_dir: Path | None = None, reranker_id: str | None =
     # Each place as the log line names it, and how it is read: the index's own file first, then the defaults.
     places = [(Path(defaults), partial(_read_defaults, Path(defaults)))]
     if index_dir is not None:
-        places.insert(0, (Path(index_dir) / store.CALIBRATION, partial(store.read_calibrations, index_dir)))
+        places.insert(0, (Path(index_dir) / calibration_file.CALIBRATION, partial(calibration_file.read_calibrations, index_dir)))
     seen = []
     for path, read in places:
         try:
@@ -111,5 +111,5 @@ def save(model_id: str, calibration: Calibration, measured: dict, index_dir: Pat
          reranker_id: str | None = None) -> Path:
     """Write the calibration into the index folder (its other models' entries kept), atomically."""
     entry = {name: asdict(getattr(calibration, name)) for name in PARTS}
-    return store.save_calibration_entry(index_dir, family(model_id, reranker_id),
-                                        {**entry, "measured_on": "dev", "measured": measured})
+    return calibration_file.save_calibration_entry(index_dir, family(model_id, reranker_id),
+                                                   {**entry, "measured_on": "dev", "measured": measured})
