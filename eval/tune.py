@@ -21,6 +21,7 @@ from service.engine.compose.common_mistake import CommonMistakePolicy, nearest
 from service.engine.decide.abstention import EVIDENCE_FIELDS, AbstentionPolicy
 from service.engine.decide.answerability import AnswerabilityPolicy
 from service.engine.decide.confidence import ConfidencePolicy
+from service.engine.decide.decision import refusal_reason
 from service.engine.decide.refusal import RefusalPolicy
 from service.engine.judge.ranker_policy import RankerPolicy
 from service.engine.retrieval.protocol import FusionConfig
@@ -178,12 +179,19 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
 
 
 def _answered(answerer: Answerer, asked: list[Asked]):
-    """(question, findings as decided on) of the answerable dev questions the answerer answers."""
+    """(question, findings as decided on) of the answerable dev questions the answerer's passages answer. A card
+    question counts when no reason refuses it before its card's outcome (decide/decision.py's refusal_reason), as
+    the answer set and the common mistake were always measured: whether the card has the field asked leaves it in
+    or out of neither."""
     for a in asked:
         if a.gold.answerable:
             decision = decided(answerer, a)
-            if decision.reason is None:
-                yield a, decision.findings
+            findings = decision.findings
+            reason = decision.reason
+            if findings.card_question is not None:
+                reason = refusal_reason(findings, decision.signals, answerer.calibration)
+            if reason is None:
+                yield a, findings
 
 
 def calibrate_answer_set(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerSetPolicy, dict]:

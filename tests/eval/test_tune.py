@@ -100,6 +100,24 @@ def test_confidence_is_sure_only_where_the_dev_bound_allows(fake_index):
     assert wilson_lower_bound(right, shown) >= CONFIDENCE_PRECISION and isinstance(policy, ConfidencePolicy)
 
 
+def test_the_answer_set_is_measured_on_what_the_passages_answer_whatever_the_card_says(fake_index):
+    """_answered (the questions the answer set and the common mistake are calibrated on) counts a card question by
+    the reasons before its card's outcome: refused by weak evidence it stays out even though its card answers it,
+    and answered by its passages it is in, as before the card's outcome moved into decide."""
+    from eval.replay import decided
+    from eval.tune import ACCEPT_ALL, NO_REFUSAL, _answered
+
+    dev = load_questions("dev")
+    refuse_all = fake_answerer(fake_index, Calibration(abstention=AbstentionPolicy(threshold=10.0)))
+    asked = collect(refuse_all, dev)
+    by_card = [a for a in asked if a.gold.answerable and decided(refuse_all, a).card_line is not None]
+    assert by_card and all(decided(refuse_all, a).reason is None for a in by_card)
+    assert list(_answered(refuse_all, asked)) == []
+    accept_all = refuse_all.reconfigured(abstention=ACCEPT_ALL, refusal=NO_REFUSAL)
+    counted = {a.gold.id for a, _ in _answered(accept_all, asked)}
+    assert counted & {a.gold.id for a in by_card}
+
+
 def test_a_new_calibration_is_adopted_only_on_a_paired_tests_evidence(fake_index):
     from eval.tune import adoption
 
