@@ -1,4 +1,4 @@
-"""The dev questions read and retrieved once (`Asked`), then replayed through any reconfigured answerer: the
+"""The dev questions read and retrieved once (`Replayable`), then replayed through any reconfigured answerer: the
 later stages (routing, judge, decision, composition) run from the retrieved value through the code that serves
 players. The calibration (eval/tune.py) scores its candidate settings so."""
 
@@ -21,12 +21,13 @@ QUALITY = ("hit@1", "mrr@10")
 
 
 @dataclass(frozen=True)
-class Asked:
-    """A dev question with its query, read and retrieved once."""
+class Replayable:
+    """A dev question with its query, what the engine read of it and what it retrieved for it, once: the later
+    stages replay from there."""
 
     gold: GoldQuestion
     query: Query
-    read: Reading
+    reading: Reading
     retrieved: Retrieved
 
 
@@ -57,25 +58,25 @@ def check_dev_only(questions: list[GoldQuestion]) -> None:
                         f"reçu : {', '.join(others)})")
 
 
-def collect(answerer: Answerer, questions: list[GoldQuestion]) -> list[Asked]:
+def collect(answerer: Answerer, questions: list[GoldQuestion]) -> list[Replayable]:
     """Each question read and retrieved with the answerer's fusion."""
     out = []
     for q in questions:
         query = Query(q.question, q.game, K, MODE)
-        read = answerer.read(query)
-        out.append(Asked(q, query, read, answerer.retrieve(read)))
+        reading = answerer.read(query)
+        out.append(Replayable(q, query, reading, answerer.retrieve(reading)))
     return out
 
 
-def decided(answerer: Answerer, a: Asked) -> Decision:
+def decided(answerer: Answerer, a: Replayable) -> Decision:
     """The decision on a question retrieved before (with the answerer's fusion), under the answerer's settings."""
-    return answerer.decide(a.read, answerer.find(a.read, a.retrieved))
+    return answerer.decide(a.reading, answerer.find(a.reading, a.retrieved))
 
 
-def records(answerer: Answerer, asked: list[Asked]) -> list[QuestionRecord]:
-    return [make_record(a.gold, MODE, answerer.answer(a.query, a.retrieved), 0.0) for a in asked]
+def records(answerer: Answerer, replayable: list[Replayable]) -> list[QuestionRecord]:
+    return [make_record(a.gold, MODE, answerer.answer(a.query, a.retrieved), 0.0) for a in replayable]
 
 
-def ranking_quality(answerer: Answerer, asked: list[Asked]) -> dict:
+def ranking_quality(answerer: Answerer, replayable: list[Replayable]) -> dict:
     """hit@1 and MRR@10 over the answerable questions, routing included."""
-    return m.evaluate(records(answerer, asked), QUALITY)
+    return m.evaluate(records(answerer, replayable), QUALITY)

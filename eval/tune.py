@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from eval import metrics as m
 from eval.gold import GoldQuestion
-from eval.replay import K, MODE, QUALITY, Asked, Remembered, check_dev_only, collect, decided, ranking_quality, records
+from eval.replay import (K, MODE, QUALITY, Remembered, Replayable, check_dev_only, collect, decided, ranking_quality,
+                         records)
 from service.engine.answerer import Answerer
 from service.engine.calibration import PARTS, Calibration
 from service.engine.compose.answer_set import SCORES, AnswerSetPolicy, conformal_gap
@@ -54,11 +55,11 @@ def fusion_candidates() -> list[FusionConfig]:
     return [FusionConfig("weighted", w) for w in DENSE_WEIGHTS] + [FusionConfig("rrf", rrf_k=k) for k in RRF_KS]
 
 
-def tune_fusion(answerer: Answerer, asked: list[Asked]) -> tuple[FusionConfig, list[dict]]:
+def tune_fusion(answerer: Answerer, replayable: list[Replayable]) -> tuple[FusionConfig, list[dict]]:
     table = []
     for config in fusion_candidates():
         candidate = answerer.reconfigured(fusion=config, abstention=ACCEPT_ALL, refusal=NO_REFUSAL)
-        table.append({"fusion": config, **ranking_quality(candidate, collect(candidate, [a.gold for a in asked]))})
+        table.append({"fusion": config, **ranking_quality(candidate, collect(candidate, [a.gold for a in replayable]))})
     # Best hit@1, then MRR; on a tie the earlier (simpler, lower-weight) candidate stays.
     best = max(table, key=lambda row: (round(row["hit@1"], 6), round(row["mrr@10"], 6)))
     return best["fusion"], table
@@ -69,12 +70,12 @@ def tune_fusion(answerer: Answerer, asked: list[Asked]) -> tuple[FusionConfig, l
 LEXICAL_DOMINANCES = (2.0, 1.25, 1.5, 3.0, 5.0, math.inf)
 
 
-def calibrate_routing(answerer: Answerer, asked: list[Asked]) -> tuple[RoutingPolicy, dict]:
+def calibrate_routing(answerer: Answerer, replayable: list[Replayable]) -> tuple[RoutingPolicy, dict]:
     """The routing policy that routes the most game-less dev questions to their game (then the best hit@1),
     nothing refused while it is measured. The ambiguity margin stays off: a choice offered counts as no route."""
     def quality(policy: RoutingPolicy) -> tuple[float, float]:
         candidate = answerer.reconfigured(routing=policy, abstention=ACCEPT_ALL, refusal=NO_REFUSAL)
-        figures = m.evaluate(records(candidate, asked), ("routing", "hit@1"))
+        figures = m.evaluate(records(candidate, replayable), ("routing", "hit@1"))
         return round(figures["routing"] or 0.0, 6), round(figures["hit@1"] or 0.0, 6)
 
     scored = [(quality(p), p) for p in (replace(answerer.calibration.routing, lexical_dominance=d)
@@ -86,10 +87,10 @@ def calibrate_routing(answerer: Answerer, asked: list[Asked]) -> tuple[RoutingPo
     return best, {"routing": best_quality[0]}
 
 
-def calibrate_abstention(answerer: Answerer, asked: list[Asked]) -> tuple[AbstentionPolicy, dict]:
+def calibrate_abstention(answerer: Answerer, replayable: list[Replayable]) -> tuple[AbstentionPolicy, dict]:
     """The policy that refuses the most unanswerable dev questions while refusing no answerable one."""
     # Evidence is measured before any decision: nothing refused, no route dropped.
-    evidence = [(a.gold, answerer.find(a.read, a.retrieved).evidence) for a in asked]
+    evidence = [(a.gold, answerer.find(a.reading, a.retrieved).evidence) for a in replayable]
     best, best_recall = ACCEPT_ALL, -1.0
     for feature in EVIDENCE_FIELDS:
         for weight in COVERAGE_WEIGHTS:
@@ -138,11 +139,11 @@ def without_idle_thresholds(policy: RefusalPolicy, key: Callable[[RefusalPolicy]
     return policy
 
 
-def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPolicy, dict]:
+def calibrate_refusal(answerer: Answerer, replayable: list[Replayable]) -> tuple[RefusalPolicy, dict]:
     """The refusal thresholds that refuse the most unanswerable dev questions (beyond those the abstention
     already refuses) while refusing at most REFUSAL_BUDGET of the answerable ones."""
     plain = answerer.reconfigured(refusal=NO_REFUSAL)
-    findings = [(a.gold, decided(plain, a)) for a in asked]
+    findings = [(a.gold, decided(plain, a)) for a in replayable]
     weak = [d.findings.evidence is None or not plain.calibration.abstention.accepts(d.findings.evidence)
             for _, d in findings]
     kept = [d.signals for q, d in findings if q.answerable]
@@ -178,12 +179,12 @@ def calibrate_refusal(answerer: Answerer, asked: list[Asked]) -> tuple[RefusalPo
     return best, {**figures, "refused_by_signals": -best_key[2]}
 
 
-def _answered(answerer: Answerer, asked: list[Asked]):
+def _answered(answerer: Answerer, replayable: list[Replayable]):
     """(question, findings as decided on) of the answerable dev questions the answerer's passages answer. A card
     question counts when no reason refuses it before its card's outcome (decide/decision.py's refusal_reason), as
     the answer set and the common mistake were always measured: whether the card has the field asked leaves it in
     or out of neither."""
-    for a in asked:
+    for a in replayable:
         if a.gold.answerable:
             decision = decided(answerer, a)
             findings = decision.findings
@@ -194,12 +195,12 @@ def _answered(answerer: Answerer, asked: list[Asked]):
                 yield a, findings
 
 
-def calibrate_answer_set(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerSetPolicy, dict]:
+def calibrate_answer_set(answerer: Answerer, replayable: list[Replayable]) -> tuple[AnswerSetPolicy, dict]:
     """Split-conformal answer sets: for each score and maximum size, the gap that holds a right passage for
     a target share of the answered dev questions. The target is the highest of SET_COVERAGES that a set of
     at most SET_MAX_MEAN_SIZE passages on average reaches (a longer list is no longer an answer); the
     smallest sets among those that reach it."""
-    answered = [(a.gold, found.hits) for a, found in _answered(answerer, asked)]
+    answered = [(a.gold, found.hits) for a, found in _answered(answerer, replayable)]
     if not answered:
         return AnswerSetPolicy(), {"set_coverage": None, "set_size": None}
 
@@ -235,11 +236,11 @@ def _mistake_is_right(q: GoldQuestion, passage) -> bool:
     return q.is_relevant(passage.game, passage.text) or bool(set(passage.pages) & set(q.gold_pages))
 
 
-def calibrate_common_mistake(answerer: Answerer, asked: list[Asked]) -> tuple[CommonMistakePolicy, dict]:
+def calibrate_common_mistake(answerer: Answerer, replayable: list[Replayable]) -> tuple[CommonMistakePolicy, dict]:
     """The lowest cosine at which the common mistakes shown beside dev answers are right at least
     WARNING_PRECISION of the time; no warning if no threshold is."""
     scored = []
-    for a, found in _answered(answerer, asked):
+    for a, found in _answered(answerer, replayable):
         shown = {h.passage.id for h in answerer.calibration.answer_set.select(found.hits)}
         best = nearest(found.game.mistakes, shown)
         if best is not None:
@@ -262,12 +263,12 @@ def wilson_lower_bound(right: int, total: int, z: float = CONFIDENCE_Z) -> float
     return (centre - spread) / (1 + z * z / total)
 
 
-def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[ConfidencePolicy, dict]:
+def calibrate_confidence(answerer: Answerer, replayable: list[Replayable]) -> tuple[ConfidencePolicy, dict]:
     """The smallest lead of the first passage's fused score over the second's at which the dev answers
     shown as sure are right at least CONFIDENCE_PRECISION of the time, by the Wilson lower bound (answers
     to questions the rules do not answer count as wrong); none is sure when no lead reaches it."""
     answered = []
-    for a in asked:
+    for a in replayable:
         decision = decided(answerer, a)
         found = decision.findings
         if decision.reason is None and found.hits and found.card_question is None:
@@ -282,30 +283,31 @@ def calibrate_confidence(answerer: Answerer, asked: list[Asked]) -> tuple[Confid
             {"sure_shown": shown[0], "sure_right": shown[1], "answered": len(answered)})
 
 
-def with_learned_depth(answerer: Answerer, asked: list[Asked], **features) -> tuple[Answerer, list[Asked]]:
-    """The answerer with some of the learned judge's parts on, and the questions retrieved again to the depth
-    that judge reads (retrieval stops at what is shown when it is off)."""
-    answerer = answerer.with_toggles(**features)
+def with_learned_depth(answerer: Answerer, replayable: list[Replayable],
+                       **toggles) -> tuple[Answerer, list[Replayable]]:
+    """The answerer with some of the learned judge's parts on (its Toggles), and the questions retrieved again to
+    the depth that judge reads (retrieval stops at what is shown when it is off)."""
+    answerer = answerer.with_toggles(**toggles)
     if answerer.judge.depth(K) == K:
-        return answerer, asked
-    return answerer, collect(answerer, [a.gold for a in asked])
+        return answerer, replayable
+    return answerer, collect(answerer, [a.gold for a in replayable])
 
 
-def calibrate_ranker(answerer: Answerer, asked: list[Asked]) -> tuple[RankerPolicy, dict]:
+def calibrate_ranker(answerer: Answerer, replayable: list[Replayable]) -> tuple[RankerPolicy, dict]:
     """The lead retrieval's first passage keeps against the learned ranker (judge/ranker_policy.py): the one of
     RANKER_LEADS with the best dev hit@1 when the ranker orders, the largest on a tie (retrieval's order wherever
     the ranker brings nothing). Nothing without a learned judge."""
     if answerer.learned is None:
         return RankerPolicy(), {}
-    answerer, asked = with_learned_depth(answerer, asked, ranker=True)
-    table = {lead: ranking_quality(answerer.reconfigured(ranker=RankerPolicy(lead)), asked)["hit@1"]
+    answerer, replayable = with_learned_depth(answerer, replayable, ranker=True)
+    table = {lead: ranking_quality(answerer.reconfigured(ranker=RankerPolicy(lead)), replayable)["hit@1"]
              for lead in RANKER_LEADS}
     best = max(table, key=lambda lead: (round(table[lead], 9), lead))
     return RankerPolicy(best), {"ranker_lead": best, "ranker_hit@1": round(table[best], 4),
                                 "ranker_hit@1_by_lead": {f"{k:g}": round(v, 4) for k, v in table.items()}}
 
 
-def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[AnswerabilityPolicy, dict]:
+def calibrate_answerability(answerer: Answerer, replayable: list[Replayable]) -> tuple[AnswerabilityPolicy, dict]:
     """The learned judge's thresholds: refuse below the probability (one of the first three answers) that refuses
     the most dev questions without an answer while refusing at most JUDGE_REFUSAL_BUDGET of the answerable ones;
     sure from the lowest probability (the first answers) at which the answers shown as sure are right
@@ -313,11 +315,11 @@ def calibrate_answerability(answerer: Answerer, asked: list[Asked]) -> tuple[Ans
     if answerer.learned is None:
         return AnswerabilityPolicy(), {}
     # Measured with the judge's probabilities on (they decide nothing until its thresholds are set).
-    answerer, asked = with_learned_depth(answerer, asked, answerability=True)
+    answerer, replayable = with_learned_depth(answerer, replayable, answerability=True)
     plain = answerer.reconfigured(answerability=AnswerabilityPolicy())
-    judged = [(a.gold, d) for a in asked for d in [decided(plain, a)]
+    judged = [(a.gold, d) for a in replayable for d in [decided(plain, a)]
               if d.reason is None and d.findings.judgement is not None and d.findings.card_question is None]
-    budget = int(JUDGE_REFUSAL_BUDGET * sum(a.gold.answerable for a in asked))
+    budget = int(JUDGE_REFUSAL_BUDGET * sum(a.gold.answerable for a in replayable))
     kept = sorted(d.findings.judgement.any_top for q, d in judged if q.answerable)
     refuse_below = kept[budget] if budget < len(kept) else -math.inf
     refused = [q for q, d in judged if d.findings.judgement.any_top < refuse_below]
@@ -342,24 +344,24 @@ def calibrate(answerer: Answerer, dev: list[GoldQuestion]) -> tuple[Calibration,
     answerer = answerer.with_embedder(Remembered(answerer.retriever.embedder))
     fusion, table = tune_fusion(answerer, collect(answerer, dev))
     answerer = answerer.reconfigured(fusion=fusion)
-    asked = collect(answerer, dev)
-    routing, routed = calibrate_routing(answerer, asked)
-    ranker, ranked = calibrate_ranker(answerer.reconfigured(routing=routing), asked)
+    replayable = collect(answerer, dev)
+    routing, routed = calibrate_routing(answerer, replayable)
+    ranker, ranked = calibrate_ranker(answerer.reconfigured(routing=routing), replayable)
     answerer = answerer.reconfigured(ranker=ranker)
     policy, abstention = calibrate_abstention(answerer.reconfigured(fusion=fusion, routing=routing,
-                                                                    refusal=NO_REFUSAL), asked)
+                                                                    refusal=NO_REFUSAL), replayable)
     tuned = answerer.reconfigured(fusion=fusion, routing=routing, abstention=policy)
-    refusal, refusals = calibrate_refusal(tuned, asked)
+    refusal, refusals = calibrate_refusal(tuned, replayable)
     tuned = tuned.reconfigured(refusal=refusal)
-    answer_set, sets = calibrate_answer_set(tuned, asked)
+    answer_set, sets = calibrate_answer_set(tuned, replayable)
     tuned = tuned.reconfigured(answer_set=answer_set)
-    common_mistake, warnings = calibrate_common_mistake(tuned, asked)
+    common_mistake, warnings = calibrate_common_mistake(tuned, replayable)
     tuned = tuned.reconfigured(common_mistake=common_mistake)
-    confidence, sure = calibrate_confidence(tuned, asked)
+    confidence, sure = calibrate_confidence(tuned, replayable)
     tuned = tuned.reconfigured(confidence=confidence)
-    answerability, judged = calibrate_answerability(tuned, asked)
+    answerability, judged = calibrate_answerability(tuned, replayable)
     tuned = tuned.reconfigured(answerability=answerability)
-    quality = m.evaluate(records(tuned, asked), (*QUALITY, "false_refusal", "abstain_recall", "one_tap"))
+    quality = m.evaluate(records(tuned, replayable), (*QUALITY, "false_refusal", "abstain_recall", "one_tap"))
     measured = {**{k: round(v, 4) for k, v in quality.items()}, **refusals, **sets, **warnings, **sure, **routed,
                 **judged, **{k: v for k, v in ranked.items() if k != "ranker_hit@1_by_lead"},
                 "questions": len(dev)}

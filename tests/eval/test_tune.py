@@ -36,7 +36,7 @@ def test_ranking_quality_is_a_share_of_answerable_questions():
     """Four answerable questions whose first right passage is 1st, 2nd, absent and 1st, and one question
     without an answer (ranked, never counted): hit@1 = 2/4, MRR@10 = (1 + 1/2 + 0 + 1) / 4."""
     from eval.gold import GoldQuestion
-    from eval.replay import Asked
+    from eval.replay import Replayable
     from service.engine.answer import Answer, CitedPassage, GameRef, Quote
     from service.engine.question import Query
 
@@ -52,7 +52,7 @@ def test_ranking_quality_is_a_share_of_answerable_questions():
             return Answer(query.question, GameRef("karuba", "Karuba"), False, True,
                           Quote(passages[0].text, "", passages[0].id, [passages[0].id]), "", passages, None, None)
 
-    asked = [Asked(GoldQuestion(q, q, "karuba", "karuba", q != "q5", (right,) if q != "q5" else (), (), "fr",
+    asked = [Replayable(GoldQuestion(q, q, "karuba", "karuba", q != "q5", (right,) if q != "q5" else (), (), "fr",
                                 refusal=None if q != "q5" else "not_in_rules"), Query(q, "karuba"), None, None)
              for q in ranked]
     quality = ranking_quality(Scripted(), asked)
