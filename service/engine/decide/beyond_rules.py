@@ -29,7 +29,7 @@ class BeyondRules:
         self._always = PhraseMatcher(data["always"])
         self._topics = [(PhraseMatcher(t["cues"]), tuple(t["evidence"])) for t in data["topics"]]
 
-    def found(self, question: Question, game_text: str, game_names: Iterable[str] = ()) -> tuple[str, ...]:
+    def detect(self, question: Question, game_text: str, game_names: Iterable[str] = ()) -> tuple[str, ...]:
         """What in the question the rules cannot answer (the matched words), or (). `game_text`: the game's
         text, folded (service/engine/phrases.py); `game_names`: its names, read as "le jeu" in the question."""
         names = _names(tuple(game_names))

@@ -20,7 +20,7 @@ class EverydaySenses:
             phrases = json.loads(DATA.read_text("utf-8"))["phrases"]
         self._matcher = PhraseMatcher(phrases)
 
-    def found(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "") -> tuple[str, ...]:
+    def detect(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "") -> tuple[str, ...]:
         """The everyday senses in the question, unless the given passages or the asked game's rulebook
         (`game_text`, folded) use the phrase themselves."""
         used = " ".join(folded_passage(t) for t in corpus_texts)

@@ -36,7 +36,7 @@ class OtherGames:
         self._known = frozenset(known)
         self._known_names = PhraseMatcher(re.escape(n) for n in sorted(known, key=len, reverse=True))
 
-    def found(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "",
+    def detect(self, question: Question, corpus_texts: Iterable[str] = (), game_text: str = "",
               game: Game | None = None) -> tuple[str, ...]:
         """The other games' names or terms in the question, as typed, first seen first. A corpus game's name
         ("Uno Flip" holds "uno"), or what the given corpus passages, the asked game's rulebook (`game_text`,

@@ -114,10 +114,11 @@ class Signaller:
             beyond_rules=sims["beyond_rules"] - sims["rules"],
             coverage=coverage,
             focus=self._focus(question, passage_texts[:FOCUS_PASSAGES], route.game),
-            other_games=self._other_games.found(question, passage_texts, game.text if game is not None else "",
-                                                game.game if game is not None else None),
-            everyday=self._everyday.found(question, passage_texts, game.text if game is not None else ""),
-            beyond=self._beyond.found(question, game.text, self._names.get(route.game, ())) if game is not None else (),
+            other_games=self._other_games.detect(question, passage_texts, game.text if game is not None else "",
+                                                 game.game if game is not None else None),
+            everyday=self._everyday.detect(question, passage_texts, game.text if game is not None else ""),
+            beyond=(self._beyond.detect(question, game.text, self._names.get(route.game, ()))
+                    if game is not None else ()),
             in_game_words=game is not None and self._in_game_words(question, game.game, game.words),
         )
 

@@ -18,7 +18,7 @@ TEXT = folded("Le chef d'expédition retourne une plaquette. Le plus haut total 
     "on peut jouer en équipes ?",
 ])
 def test_beyond_the_rules(question):
-    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
+    assert BeyondRules().detect(Question.of(question), TEXT, ["Karuba"])
 
 
 @pytest.mark.parametrize("question", [
@@ -27,13 +27,13 @@ def test_beyond_the_rules(question):
     "Je peux poser ma plaquette où je veux ?",
 ])
 def test_rules_questions_are_not(question):
-    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"]) == ()
+    assert BeyondRules().detect(Question.of(question), TEXT, ["Karuba"]) == ()
 
 
 def test_a_topic_the_text_covers_is_a_rules_question():
     covered = folded("Le plus jeune joueur commence la partie.")
-    assert BeyondRules().found(Question.of("qui commence ?"), covered) == ()
-    assert BeyondRules().found(Question.of("qui commence ?"), TEXT) == ("qui commence",)
+    assert BeyondRules().detect(Question.of("qui commence ?"), covered) == ()
+    assert BeyondRules().detect(Question.of("qui commence ?"), TEXT) == ("qui commence",)
 
 
 @pytest.mark.parametrize("question", [
@@ -42,7 +42,7 @@ def test_a_topic_the_text_covers_is_a_rules_question():
     "quelle ouverture conseilles-tu ?",
 ])
 def test_advice_asked_of_the_assistant_is_beyond_the_rules(question):
-    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
+    assert BeyondRules().detect(Question.of(question), TEXT, ["Karuba"])
 
 
 @pytest.mark.parametrize("question", [
@@ -50,7 +50,7 @@ def test_advice_asked_of_the_assistant_is_beyond_the_rules(question):
     "c'est conseillé de trier ma main par couleur ?",  # what the rulebook advises
 ])
 def test_what_the_box_or_the_rulebook_advises_is_not_advice_asked(question):
-    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"]) == ()
+    assert BeyondRules().detect(Question.of(question), TEXT, ["Karuba"]) == ()
 
 
 @pytest.mark.parametrize("text", [
@@ -60,7 +60,7 @@ def test_what_the_box_or_the_rulebook_advises_is_not_advice_asked(question):
     "Celui qui a le plus long souffle annonce en premier.",
 ])
 def test_the_usual_ways_a_rulebook_names_the_first_player_cover_who_starts(text):
-    assert BeyondRules().found(Question.of("qui commence ?"), folded(text)) == ()
+    assert BeyondRules().detect(Question.of("qui commence ?"), folded(text)) == ()
 
 
 @pytest.mark.parametrize("question", [
@@ -72,14 +72,14 @@ def test_the_usual_ways_a_rulebook_names_the_first_player_cover_who_starts(text)
     "je peux prêter des pièces à un autre joueur ?",
 ])
 def test_the_box_its_care_and_trading_between_players_are_beyond_a_rulebook_that_says_nothing_of_them(question):
-    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
+    assert BeyondRules().detect(Question.of(question), TEXT, ["Karuba"])
 
 
 def test_trading_is_a_rules_question_where_the_rulebook_speaks_of_it():
     trading = folded("À ton tour, tu peux échanger deux cartes avec un autre joueur, s'il accepte.")
     question = Question.of("on peut s'échanger des cartes entre joueurs ?")
-    assert BeyondRules().found(question, trading) == ()
-    assert BeyondRules().found(Question.of("je peux échanger une plaquette contre une autre ?"), TEXT) == ()
+    assert BeyondRules().detect(question, trading) == ()
+    assert BeyondRules().detect(Question.of("je peux échanger une plaquette contre une autre ?"), TEXT) == ()
 
 
 @pytest.mark.parametrize("question", [
@@ -94,7 +94,7 @@ def test_trading_is_a_rules_question_where_the_rulebook_speaks_of_it():
 ])
 def test_a_time_limit_a_dictionary_alliances_or_a_shown_hand_are_beyond_a_rulebook_that_says_nothing_of_them(
         question):
-    assert BeyondRules().found(Question.of(question), TEXT, ["Karuba"])
+    assert BeyondRules().detect(Question.of(question), TEXT, ["Karuba"])
 
 
 @pytest.mark.parametrize("text, question", [
@@ -103,14 +103,14 @@ def test_a_time_limit_a_dictionary_alliances_or_a_shown_hand_are_beyond_a_rulebo
     ("Chacun garde sa main cachée.", "on a le droit de montrer ses cartes aux autres ?"),
 ])
 def test_the_same_topics_are_rules_questions_where_the_rulebook_speaks_of_them(text, question):
-    assert BeyondRules().found(Question.of(question), folded(text)) == ()
+    assert BeyondRules().detect(Question.of(question), folded(text)) == ()
 
 
 def test_how_long_a_game_lasts_is_the_card_s_not_a_time_limit():
-    assert BeyondRules().found(Question.of("il faut prévoir combien de temps pour une partie ?"), TEXT) == ()
+    assert BeyondRules().detect(Question.of("il faut prévoir combien de temps pour une partie ?"), TEXT) == ()
 
 
 def test_which_piece_is_strongest_is_a_rules_question():
     """"La meilleure case" asks for a strategy; "la plus forte tuile" asks which tile wins, a rule."""
-    assert BeyondRules().found(Question.of("quelle est la meilleure case pour commencer ?"), TEXT)
-    assert BeyondRules().found(Question.of("quelle est la plus forte tuile ?"), TEXT) == ()
+    assert BeyondRules().detect(Question.of("quelle est la meilleure case pour commencer ?"), TEXT)
+    assert BeyondRules().detect(Question.of("quelle est la plus forte tuile ?"), TEXT) == ()

@@ -19,7 +19,7 @@ GAMES = [Game("karuba", "Karuba"), Game("uno-flip", "Uno Flip", aliases=("Uno Fl
     ("le mot compte triple marche avec une lettre ?", ("mot compte triple",)),
 ])
 def test_other_games_are_found_as_typed(question, found):
-    assert OtherGames(GAMES).found(Question.of(question)) == found
+    assert OtherGames(GAMES).detect(Question.of(question)) == found
 
 
 @pytest.mark.parametrize("question", [
@@ -29,31 +29,33 @@ def test_other_games_are_found_as_typed(question, found):
     "à Uno Flip on pioche combien ?",  # the corpus holds that game: its name is no other game's
 ])
 def test_everyday_words_and_corpus_games_are_not_other_games(question):
-    assert OtherGames(GAMES).found(Question.of(question)) == ()
+    assert OtherGames(GAMES).detect(Question.of(question)) == ()
 
 
 def test_a_term_the_corpus_passages_use_is_theirs():
     question = "le voleur se déplace où ?"
     games = OtherGames(GAMES, {"names": [], "needs_context": [], "context": "au", "terms": ["le voleur"]})
-    assert games.found(Question.of(question)) == ("le voleur",)
-    assert games.found(Question.of(question), ["Le voleur se déplace sur une case désert."]) == ()
+    assert games.detect(Question.of(question)) == ("le voleur",)
+    assert games.detect(Question.of(question), ["Le voleur se déplace sur une case désert."]) == ()
 
 
 def test_everyday_senses_unless_the_passages_say_so():
     senses = EverydaySenses(["des? a coudre", "cartes? bancaires?"])
-    assert senses.found(Question.of("le dé à coudre ça se met sur quel doigt ?")) == ("dé à coudre",)
-    assert senses.found(Question.of("je paie avec ma carte bancaire ?"), ["Chaque carte bancaire vaut 2 points."]) == ()
-    assert senses.found(Question.of("combien de dés on lance ?")) == ()
+    assert senses.detect(Question.of("le dé à coudre ça se met sur quel doigt ?")) == ("dé à coudre",)
+    bank_card = ["Chaque carte bancaire vaut 2 points."]
+    assert senses.detect(Question.of("je paie avec ma carte bancaire ?"), bank_card) == ()
+    assert senses.detect(Question.of("combien de dés on lance ?")) == ()
 
 
 def test_a_term_the_asked_game_s_rulebook_uses_is_its_own():
     """"atout" is tarot's and belote's, and also any trick-taking game's that says so."""
     question = Question.of("un atout bat toujours une autre couleur ?")
     games = OtherGames(GAMES, {"names": [], "needs_context": [], "context": "au", "terms": ["atouts?"]})
-    assert games.found(question) == ("atout",)
-    assert games.found(question, (), folded("La couleur d'atout est choisie par le meneur.")) == ()
+    assert games.detect(question) == ("atout",)
+    assert games.detect(question, (), folded("La couleur d'atout est choisie par le meneur.")) == ()
     senses = EverydaySenses(["des? a coudre"])
-    assert senses.found(Question.of("le dé à coudre va où ?"), (), folded("Posez le dé à coudre sur la case.")) == ()
+    thimble = folded("Posez le dé à coudre sur la case.")
+    assert senses.detect(Question.of("le dé à coudre va où ?"), (), thimble) == ()
 
 
 def test_a_term_the_asked_game_s_lexicon_gives_is_its_own():
@@ -63,6 +65,6 @@ def test_a_term_the_asked_game_s_lexicon_gives_is_its_own():
     games = OtherGames(GAMES, {"names": [], "needs_context": [], "context": "au", "terms": ["excuses?"]})
     girouette = Game("girouette", "Girouette", lexicon=(("carte Calme", ("carte zéro", "Excuse")),))
     other = Game("karuba", "Karuba", lexicon=(("plaquette", ("tuile",)),))
-    assert games.found(question) == ("excuse",)
-    assert games.found(question, game=other) == ("excuse",)
-    assert games.found(question, game=girouette) == ()
+    assert games.detect(question) == ("excuse",)
+    assert games.detect(question, game=other) == ("excuse",)
+    assert games.detect(question, game=girouette) == ()
