@@ -107,7 +107,7 @@ def _libraries(pdf: Path) -> list[tuple]:
     """What each library costs on the same 41 pages: the reason for the split of work between them."""
     import pypdfium2 as pdfium
 
-    from indexer.pdf.chars import page_chars
+    from indexer.pdf.page.chars import page_chars
 
     def pdfium_chars():
         doc = pdfium.PdfDocument(str(pdf))

@@ -35,7 +35,7 @@ def passages(corpus: Path) -> list:
 
 def page_map(corpus: Path) -> dict[int, int]:
     """Printed page -> 0-based PDF page, as the import's layout sidecar says (a spread's half: its sheet)."""
-    from indexer.pdf.writer import sheet_of
+    from indexer.pdf.document.writer import sheet_of
 
     layout = json.loads((corpus / "bench.layout.json").read_text("utf-8"))
     return {int(k): sheet_of(v) for k, v in layout["pages"].items()}

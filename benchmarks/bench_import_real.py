@@ -257,7 +257,7 @@ def measure(pdf: Path, work: Path, labels_from: Path | None = None) -> dict:
     running = running_shapes(ref)
     pages = [Page(lines, running) for lines in ref]
     truth = truth_numbers(pdf, ref, labels_from)
-    from indexer.pdf.writer import sheet_of
+    from indexer.pdf.document.writer import sheet_of
 
     mapping = {int(k): sheet_of(v) for k, v in json.loads((corpus / "bench.layout.json").read_text())["pages"].items()}
     counts = Counter()

@@ -112,7 +112,7 @@ def _import_code() -> str:
     import indexer.pdf
 
     digest = hashlib.sha256()
-    for path in sorted(Path(indexer.pdf.__file__).parent.glob("*.py")):
+    for path in sorted(Path(indexer.pdf.__file__).parent.rglob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -129,7 +129,7 @@ def _read(pdf: Path, corpus: Path, book: Rulebook, text: str) -> dict[int, list[
     if text == "reference":
         return reference_markdown(pdf, corpus, book)
     from indexer.pdf import import_pdf
-    from indexer.pdf.writer import sheet_of
+    from indexer.pdf.document.writer import sheet_of
 
     result = import_pdf(pdf, corpus, book.name, book.game, force=True, reader="glyphs" if text == "glyphs" else "auto")
     layout = json.loads(result.layout.read_text("utf-8"))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import CorpusError, PdfError
-from indexer.pdf.writer import LAYOUT_SUFFIX
+from indexer.pdf.document.writer import LAYOUT_SUFFIX
 
 GAME_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -45,9 +45,9 @@ def import_pdf(pdf: Path, corpus_dir: Path, game_id: str, title: str, aliases: l
     """`lexicon_groups`: the generic players' lexicon (service/engine/data/lexicon.json), from which the `lexique:`
     proposal for the rulebook's components is drawn. `reader`: the text layer (READERS)."""
     from indexer.passages import is_fragment
-    from indexer.pdf.layout import finish
-    from indexer.pdf.numbering import mark_running, number_pages
-    from indexer.pdf.writer import render_markdown
+    from indexer.pdf.page.layout import finish
+    from indexer.pdf.page.numbering import mark_running, number_pages
+    from indexer.pdf.document.writer import render_markdown
 
     pdf, corpus_dir = Path(pdf), Path(corpus_dir)
     target = _checked_target(corpus_dir, game_id, title, force)
@@ -109,7 +109,7 @@ GLYPHS_PRODUCERS = re.compile(r"^Skia/PDF\b")
 def reader_name(reader: str, producer: str = "") -> str:
     """The text layer an import uses: `auto` is poppler's where pdftotext is installed, but for the producers whose
     own glyph layer measures better (GLYPHS_PRODUCERS)."""
-    from indexer.pdf import poppler
+    from indexer.pdf.page import poppler
 
     if reader not in READERS:
         raise PdfError(f"lecteur « {reader} » inconnu : {', '.join(READERS)}")
@@ -121,7 +121,7 @@ def reader_name(reader: str, producer: str = "") -> str:
 def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list[str], list, list[int], str]:
     """(page labels, each page's text or None for a page without text, the indexes of those, the text layer that
     read them): the scanned pages read by OCR when `ocr`."""
-    from indexer.pdf.layout import open_pdf, page_labels, read_page
+    from indexer.pdf.page.layout import open_pdf, page_labels, read_page
 
     doc = open_pdf(pdf)
     try:
@@ -145,7 +145,7 @@ def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list
         if len(scanned) == len(pages) and not ocr:
             raise PdfError(f"{pdf.name} n'a pas de texte (un scan ?) : relancez avec --ocr pour le lire par OCR")
         if ocr and scanned:
-            from indexer.pdf.ocr import ocr_pages
+            from indexer.pdf.page.ocr import ocr_pages
 
             for i, page in ocr_pages(doc, scanned).items():
                 pages[i] = page
@@ -156,7 +156,7 @@ def _read_pages(pdf: Path, max_pages: int, ocr: bool, reader: str) -> tuple[list
 
 def _laid_out(pdf: Path, start: int, end: int) -> list:
     """Poppler's layout of the PDF pages start..end-1; a page it did not give is read from the glyphs."""
-    from indexer.pdf.poppler import poppler_pages
+    from indexer.pdf.page.poppler import poppler_pages
 
     pages = poppler_pages(pdf, start + 1, end)
     return pages + [None] * (end - start - len(pages)) if len(pages) <= end - start else pages[:end - start]
@@ -165,7 +165,7 @@ def _laid_out(pdf: Path, start: int, end: int) -> list:
 def _spreads_cut(labels: list[str], pages: list) -> tuple[list[str], list]:
     """Each spread (two printed pages on one PDF page) cut into its two pages; the pages re-indexed by their
     position, a half's label left empty (the PDF labels the sheet, not the printed page)."""
-    from indexer.pdf.layout import spread_halves
+    from indexer.pdf.page.layout import spread_halves
 
     out_labels, out = [], []
     for label, page in zip(labels, pages):
@@ -182,10 +182,10 @@ def _spreads_cut(labels: list[str], pages: list) -> tuple[list[str], list]:
 def _blocks(pages: list, numbers: list[int | None], left_out: Counter) -> list:
     """The numbered pages' text as blocks, each stage once and in order: lines, navigation's lines left out,
     blocks, units, navigation's blocks left out, kinds. `left_out` counts what navigation left out, by kind."""
-    from indexer.pdf.kinds import mark_kinds
-    from indexer.pdf.navigation import drop_blocks, drop_lines
-    from indexer.pdf.structure import build_blocks, numbered_lines
-    from indexer.pdf.units import group_units
+    from indexer.pdf.document.kinds import mark_kinds
+    from indexer.pdf.document.navigation import drop_blocks, drop_lines
+    from indexer.pdf.document.structure import build_blocks, numbered_lines
+    from indexer.pdf.document.units import group_units
 
     lines = drop_lines(numbered_lines(pages, numbers), left_out)
     return mark_kinds(drop_blocks(group_units(build_blocks(lines)), left_out))
@@ -220,7 +220,7 @@ def _passages_as_indexed(markdown: str, game_id: str) -> list:
 def _write(pdf: Path, target: Path, markdown: str, page_map: dict[int, int], lines: list) -> tuple[Path, Path]:
     """(the PDF's copy, the layout sidecar), written beside the Markdown, which is written last: the game
     exists once its text does."""
-    from indexer.pdf.writer import layout_json, write_atomic
+    from indexer.pdf.document.writer import layout_json, write_atomic
 
     layout = target.with_name(f"{target.stem}{LAYOUT_SUFFIX}")  # the game's id, as the Markdown's name
     copy = target.with_name(f"{target.stem}.pdf")
@@ -234,7 +234,7 @@ def _write(pdf: Path, target: Path, markdown: str, page_map: dict[int, int], lin
 def _box_facts(pages, numbers, blocks, lexicon_groups) -> tuple[dict, str, list]:
     """(card fields, lexique proposal, component nouns left to complete): the card read on the pages without
     a printed number (cover, back of the box) and the first and last numbered pages."""
-    from indexer.pdf.card_fields import card_fields, component_nouns, propose_lexique
+    from indexer.pdf.document.card_fields import card_fields, component_nouns, propose_lexique
 
     numbered = [i for i, n in enumerate(numbers) if n is not None]
     chosen = [i for i, n in enumerate(numbers) if n is None] + numbered[:1] + numbered[-1:]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from indexer.corpus import Game
 from indexer.errors import RulesqaError
-from indexer.pdf.writer import LAYOUT_SUFFIX
+from indexer.pdf.document.writer import LAYOUT_SUFFIX
 
 MAX_SIDE = 1600  # pixels: sharp enough to pinch-zoom a rulebook page on a phone, about 150-300 KB
 CACHE_BYTES = 64 * 1024 * 1024

@@ -1,7 +1,7 @@
 """benchmarks/ and testbed/ as packages run from the repository's root (`python -m benchmarks.NAME`): they edit
 no sys.path and never import tests/ (the tests import them, not the reverse; testbed imports no benchmark),
 and a benchmark imports its own modules by their full name, so that none shadows, or is shadowed by, a module
-of the product (a bare `structure` was both benchmarks/structure/ and indexer/pdf/structure.py)."""
+of the product (a bare `structure` was both benchmarks/structure/ and indexer/pdf/document/structure.py)."""
 
 import ast
 import sys

@@ -6,8 +6,8 @@ from reportlab.pdfgen import canvas
 from indexer.corpus import read_game
 from indexer.passages import passages_of
 from indexer.pdf import import_pdf
-from indexer.pdf.card_fields import card_fields, component_nouns, propose_lexique
-from indexer.pdf.structure import Block
+from indexer.pdf.document.card_fields import card_fields, component_nouns, propose_lexique
+from indexer.pdf.document.structure import Block
 from service.engine.players_words import lexicon_groups
 
 

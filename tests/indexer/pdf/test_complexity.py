@@ -32,7 +32,7 @@ def _graded(block):
 
 def _offenders() -> list[str]:
     out = []
-    for path in sorted(PDF_PACKAGE.glob("*.py")):
+    for path in sorted(PDF_PACKAGE.rglob("*.py")):
         for block in _blocks(path.read_text(encoding="utf-8")):
             grade = cc_rank(block.complexity)
             if grade > WORST:
@@ -47,7 +47,7 @@ def test_every_function_of_the_pdf_import_ranks_c_or_better():
 
 def test_the_gate_sees_what_it_grades():
     # A gate that read no file, or no function, would pass for nothing.
-    assert len(list(PDF_PACKAGE.glob("*.py"))) >= 10
+    assert len(list(PDF_PACKAGE.rglob("*.py"))) >= 10
     too_many = " and ".join(["a", "b", "c"] * 8)
     source = f"class K:\n    def m(self, a, b, c):\n        def inner():\n            return {too_many}\n        return 1\n"
     blocks = list(_blocks(source))

@@ -1,10 +1,10 @@
 """Poppler's layout (pdftotext -bbox-layout) read into pages, on tiny hand-written XHTML: what poppler gives, and
-what indexer/pdf/poppler.py mends in it."""
+what indexer/pdf/page/poppler.py mends in it."""
 
 import pytest
 
 from indexer.errors import PdfError
-from indexer.pdf.poppler import parse_bbox_layout
+from indexer.pdf.page.poppler import parse_bbox_layout
 
 
 def word(text, x0, top, x1, bottom=None):

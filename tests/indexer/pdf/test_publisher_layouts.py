@@ -101,7 +101,7 @@ def test_a_spread_is_cut_into_its_two_printed_pages_and_each_opens_its_half(tmp_
 
 def test_a_landscape_page_with_circled_figures_is_no_spread():
     # "❶" is a digit to Python: a landscape page of numbered steps crashed the import (int("❶")).
-    from indexer.pdf.layout import TextLine, spread_halves, split_page
+    from indexer.pdf.page.layout import TextLine, spread_halves, split_page
 
     lines = [TextLine("❶", 100, 500, 110, 510, 10, False, baseline=508),
              TextLine("❷", 700, 500, 710, 510, 10, False, baseline=508),

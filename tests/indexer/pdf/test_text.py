@@ -2,9 +2,9 @@
 
 import pytest
 
-from indexer.pdf.numbering import printed_number
+from indexer.pdf.page.numbering import printed_number
 from indexer.pdf.text import join_hyphenated, normalise
-from indexer.pdf.writer import page_ref
+from indexer.pdf.document.writer import page_ref
 
 
 def test_normalise_ligatures_spaces_and_quotes():
@@ -37,7 +37,7 @@ def test_page_ref_ranges():
 
 
 def _page(index, footer):
-    from indexer.pdf.layout import TextLine, split_page
+    from indexer.pdf.page.layout import TextLine, split_page
 
     body = [TextLine("Une règle du jeu.", 56, 400, 300, 410, 10, False, baseline=408)]
     foot = [TextLine(footer, 290, 810, 300, 820, 9, False, baseline=818)] if footer else []
@@ -45,7 +45,7 @@ def _page(index, footer):
 
 
 def test_numbering_labels_then_printed_then_physical():
-    from indexer.pdf.numbering import number_pages
+    from indexer.pdf.page.numbering import number_pages
 
     pages = [_page(0, None), _page(1, "1"), _page(2, "2"), _page(3, "3")]
     assert number_pages(["Couverture", "1", "2", "3"], pages) == ("labels", [None, 1, 2, 3])
@@ -74,7 +74,7 @@ HOCR = """<div class='ocr_carea' id='block_1_1'><p class='ocr_par' id='par_1_1'>
 
 
 def test_hocr_lines_keep_tesseract_paragraphs_titles_and_bullets():
-    from indexer.pdf.ocr import hocr_lines
+    from indexer.pdf.page.ocr import hocr_lines
 
     lines = hocr_lines(HOCR, 0.5)
     assert [line.text for line in lines] == ["Fin de partie", "La partie s'arrête une fois par", "tour.",
@@ -90,13 +90,13 @@ def test_hocr_lines_keep_tesseract_paragraphs_titles_and_bullets():
     ("2     Chapitre 1. Mise en place", {2, 1}), ("Version 2.3, le 12-05", set()), ("3e édition", set()),
 ])
 def test_numbers_printed_in_a_header_or_footer_row(text, numbers):
-    from indexer.pdf.numbering import numbers_in
+    from indexer.pdf.page.numbering import numbers_in
 
     assert numbers_in(text) == numbers
 
 
 def test_printed_numbers_must_go_up_by_one_per_page():
-    from indexer.pdf.numbering import number_pages
+    from indexer.pdf.page.numbering import number_pages
 
     # A year and a chapter number repeat; only the page number makes a run. Page 3 prints nothing (a full-
     # page picture): the run numbers it.

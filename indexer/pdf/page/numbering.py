@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from indexer.pdf.layout import PageText
+from indexer.pdf.page.layout import PageText
 
 ROMAN = re.compile(r"^[ivxlc]+$", re.IGNORECASE)
 PAGE_NUMBER = re.compile(r"^[-–—]?\s*(?:page|p\.)?\s*(\d{1,4}|[ivxlc]{1,6})(?:\s*/\s*\d{1,4})?\s*[-–—]?$",

@@ -21,7 +21,7 @@ import unicodedata
 from collections import Counter
 from typing import NamedTuple
 
-from indexer.pdf.blocks import Block
+from indexer.pdf.document.blocks import Block
 from indexer.pdf.text import CAPTION, LEADER
 
 TOC, LOT, INDEX, MENU, BACK, LEGAL = ("sommaire", "liste des tableaux ou figures", "index", "chemins de menu",

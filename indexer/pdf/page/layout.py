@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.errors import PdfError
-from indexer.pdf.lines import CELL_GAP, TextLine, segments
+from indexer.pdf.page.lines import CELL_GAP, TextLine, segments
 from indexer.pdf.text import BULLET, LEADER, normalise, reads_as_text
 
 EDGE_ZONE = 0.2  # share of the page height, at the top and at the bottom, searched again by OCR
@@ -303,7 +303,7 @@ def _place(lines: list[TextLine], table: TextLine, ordered: bool) -> None:
 def read_page(doc, index: int, laid_out=None) -> PageText | None:
     """One page's text from pdfium (None when it has no text layer: a scan, read by OCR instead). `laid_out`:
     the page as poppler laid it out (poppler.py), whose words, lines, blocks and order are then the page's."""
-    from indexer.pdf.tables import ruled_tables
+    from indexer.pdf.page.tables import ruled_tables
 
     chars, rules, links = _page_layers(doc, index, laid_out)
     if not chars.chars:
@@ -316,7 +316,7 @@ def read_page(doc, index: int, laid_out=None) -> PageText | None:
     more, pieces = _text_pieces(chars, rest, tables, laid_out)
     lines = _readable(pieces, links)
     if laid_out is not None:
-        from indexer.pdf.poppler import join_cell_rows, join_link_rows
+        from indexer.pdf.page.poppler_lines import join_cell_rows, join_link_rows
 
         lines = join_cell_rows(join_link_rows(lines))
     _restore_bullets(lines, rules.marks if rules else [])
@@ -331,8 +331,8 @@ def read_page(doc, index: int, laid_out=None) -> PageText | None:
 
 def _page_layers(doc, index: int, laid_out):
     """The page's characters, its ruled lines and its links, read from pdfium; the page closed after."""
-    from indexer.pdf.chars import UPRIGHT, page_chars
-    from indexer.pdf.rules import page_links, page_rules
+    from indexer.pdf.page.chars import UPRIGHT, page_chars
+    from indexer.pdf.page.rules import page_links, page_rules
 
     try:
         page = doc[index]
@@ -352,10 +352,10 @@ def _page_layers(doc, index: int, laid_out):
 def _text_pieces(chars, rest, tables, laid_out) -> tuple[list, list[TextLine]]:
     """(tables found by alignment, the page's lines): poppler's lines where it laid the page out, else lines
     built from the glyphs left outside the ruled tables."""
-    from indexer.pdf.tables import aligned_tables
+    from indexer.pdf.page.aligned_tables import aligned_tables
 
     if laid_out is not None:
-        from indexer.pdf.poppler import join_lone_numbers, text_lines
+        from indexer.pdf.page.poppler_lines import join_lone_numbers, text_lines
 
         more, pieces = aligned_tables(text_lines(laid_out, chars.chars, chars.fonts,
                                                  [(t.x0, t.top, t.x1, t.bottom) for t in tables]))

@@ -7,7 +7,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from indexer.pdf.blocks import Block
+from indexer.pdf.document.blocks import Block
 
 LAYOUT_SUFFIX = ".layout.json"
 

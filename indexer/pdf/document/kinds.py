@@ -10,7 +10,7 @@ tell a rule from the credits.
 
 import re
 
-from indexer.pdf.blocks import Block
+from indexer.pdf.document.blocks import Block
 from indexer.pdf.text import CAPTION
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")

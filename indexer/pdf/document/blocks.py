@@ -3,7 +3,7 @@
 
 from dataclasses import dataclass, field
 
-from indexer.pdf.lines import TextLine
+from indexer.pdf.page.lines import TextLine
 
 
 @dataclass(slots=True)  # tens of thousands on a long manual: no dict each

@@ -15,7 +15,7 @@ a `Q:` block); without this, the term or the question is a passage of its own an
 import re
 from collections import Counter
 
-from indexer.pdf.blocks import Block
+from indexer.pdf.document.blocks import Block
 from indexer.pdf.text import CAPTION
 
 TERM_CHARS, TERM_WORDS = 60, 10

@@ -15,9 +15,9 @@ from html.parser import HTMLParser
 from io import BytesIO
 
 from indexer.errors import PdfError
-from indexer.pdf.layout import EDGE_ZONE, PageText, Row, TextLine, split_page, table_line
-from indexer.pdf.numbering import printed_number
-from indexer.pdf.tables import aligned_tables
+from indexer.pdf.page.layout import EDGE_ZONE, PageText, Row, TextLine, split_page, table_line
+from indexer.pdf.page.numbering import printed_number
+from indexer.pdf.page.aligned_tables import aligned_tables
 from indexer.pdf.text import normalise
 
 DPI = 150
