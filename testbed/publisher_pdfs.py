@@ -238,3 +238,36 @@ def indented_paragraphs(path: Path) -> list[tuple[str, int]]:
     c.showPage()
     c.save()
     return [(FIRST, 1), (SETUP, 1), (TURN, 1)]
+
+
+# Set line by line, as the card texts are: one sentence in each column wraps, the rows share their baselines.
+VILLAGER_LINES = ["Il n'a aucune compétence", "particulière, il vote avec", "Thiercelieux chaque jour."]
+WITCH_LINES = ["La Sorcière doit utiliser", "chaque potion une fois à", "Thiercelieux, à la nuit."]
+VILLAGER, WITCH = " ".join(VILLAGER_LINES), " ".join(WITCH_LINES)
+POTION = "une potion de guérison, pour ressusciter le joueur tué par les Loups-Garous,"
+
+
+def narrow_columns(path: Path) -> list[tuple[str, int]]:
+    """Two narrow columns of prose side by side on the same baselines (a role card's text beside another's), and a
+    bullet whose item wraps under the bullet itself, as a narrow column of a leaflet sets it."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    c = Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(60, 780, "Les personnages")
+    size, width = 9.0, 120.0
+    for x, lines in ((60, VILLAGER_LINES), (200, WITCH_LINES)):
+        y = 750.0
+        for line in lines:
+            c.setFont("Helvetica", size)
+            c.drawString(x, y, line)
+            y -= size * 1.2
+    y = 650.0
+    for line in _wrap(c, "• " + POTION, "Helvetica", size, width):
+        c.setFont("Helvetica", size)
+        c.drawString(60, y, line)
+        y -= size * 1.2
+    _folio(c, 1, A4[0] / 2)
+    c.showPage()
+    c.save()
+    return [(VILLAGER, 1), (WITCH, 1)]

@@ -112,8 +112,12 @@ def _new_block_below(block: Block, line: TextLine, edge: float | None, right: fl
 
 
 def _item_ends(block: Block, line: TextLine) -> bool:
-    """A bullet's next line is indented under its text; a numbered item's may start under its number."""
-    return block.kind == "li" and (line.x0 <= block._x0 + 1 if not block.numbered else line.x0 < block._x0 - 1)
+    """A bullet's next line is indented under its text; a numbered item's may start under its number. In a
+    narrow column an item's next line may start under its bullet: where the item's sentence is unfinished and
+    the line goes on in lowercase, it is the item's ("• une potion de guérison," / "pour ressusciter…")."""
+    if block.kind != "li" or (not ENDS_SENTENCE.search(block.text) and line.text[:1].islower()):
+        return False
+    return line.x0 <= block._x0 + 1 if not block.numbered else line.x0 < block._x0 - 1
 
 
 def _indented_anew(block: Block, line: TextLine, right: float | None) -> bool:

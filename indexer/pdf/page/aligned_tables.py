@@ -88,7 +88,7 @@ def _one_a_column(where: list[int | None]) -> bool:
 
 def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
     """Rows of short cells in one size, not two columns of prose that happen to share their baselines: no
-    column but the last holds long text, none holds a heading, the first is not a sentence wrapped."""
+    column but the last holds long text, none holds a heading, no sentence wraps from one row to the next."""
     if sum(1 for row in grid if sum(1 for c in row if c) >= 2) < 2:
         return False
     if any(statistics.median(len(row[k]) for row in grid) > SHORT for k in range(width - 1)):
@@ -97,7 +97,9 @@ def _tabular(grid: list[list[str]], pieces, width: int) -> bool:
     if max(sizes) - min(sizes) > 1.0:
         return False
     firsts = [row[0] for row in grid]
-    return not _list_marks(firsts) and _wrapped_rows(firsts) <= 1
+    # Two narrow columns of prose side by side wrap a sentence here and there, in any column.
+    wrapped = sum(_wrapped_rows([row[k] for row in grid]) for k in range(width))
+    return not _list_marks(firsts) and wrapped <= 1
 
 
 def _list_marks(firsts: list[str]) -> bool:

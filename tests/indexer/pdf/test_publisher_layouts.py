@@ -125,3 +125,13 @@ def test_indented_paragraphs_set_without_space_between_stay_apart(tmp_path):
     # line indented, start another paragraph.
     _, got, _, expected = imported(tmp_path, publisher_pdfs.indented_paragraphs)
     assert_whole(got, expected)
+
+
+def test_narrow_columns_of_prose_are_no_table_and_an_item_wraps_under_its_bullet(tmp_path):
+    # Two role descriptions side by side were read as a table of two columns; a potion's item, wrapped under its
+    # bullet in a narrow column, was cut after its first line.
+    result, got, _, expected = imported(tmp_path, publisher_pdfs.narrow_columns)
+    assert_whole(got, expected)
+    markdown = result.markdown.read_text("utf-8")
+    assert "|" not in markdown
+    assert f"- {publisher_pdfs.POTION} (p. 1)" in markdown
