@@ -79,11 +79,16 @@ def _discard(folder: Path) -> None:
 
 def write_text_atomic(path: Path, text: str) -> Path:
     """Write `text` to `path` so that a reader sees the old file or the whole new one, never a part."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> Path:
+    """Write `data` beside `path` and rename it there: a reader sees the old file or the whole new one."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

@@ -2,11 +2,10 @@
 ending with its pages) and the layout sidecar (where each line is printed, for highlighting)."""
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
+from indexer.atomic import write_bytes_atomic
 from indexer.pdf.document.blocks import Block
 
 LAYOUT_SUFFIX = ".layout.json"
@@ -158,15 +157,7 @@ def render_markdown(header: dict[str, str], blocks: list[Block], notes: list[str
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write beside the target and rename, so a reader (the indexer, the page server) never sees half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_bytes_atomic(path, data)
 
 
 def sheet_of(where) -> int:
