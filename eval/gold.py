@@ -8,6 +8,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from indexer.errors import FileLineError
@@ -26,16 +27,20 @@ TAGS = ("situation", "players_words", "typo", "card", "lowercase_game", "everyda
 # A tag that only makes sense for one refusal kind.
 TAG_REFUSAL = {"lowercase_game": "other_game", "everyday_sense": "off_topic"}
 ID = re.compile(r"^[a-z][a-z0-9_-]*$")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_APOSTROPHES = ("\u2019", "\u2018", "\u02bc")
 
 
 class GoldSetError(FileLineError):
     """A gold-set file is unreadable or a line is malformed."""
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize(text: str) -> str:
-    """Spans are matched after this, so re-chunking or typographic quotes do not break the gold set."""
-    text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES)
+    """Spans are matched after this, so re-chunking or typographic quotes do not break the gold set. Cached:
+    the training set's check matches every question against every passage of its game (a million calls)."""
+    text = unicodedata.normalize("NFC", text)
+    for apostrophe in _APOSTROPHES:  # str.replace, not translate with a dict: 10x faster on long passages
+        text = text.replace(apostrophe, "'")
     return " ".join(text.split())
 
 
