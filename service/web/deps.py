@@ -13,6 +13,11 @@ def get_answerer(request: Request) -> Answerer:
     return answerer
 
 
+def answerer_if_ready(request: Request) -> Answerer | None:
+    """The answerer, or None while the service starts (for a route that answers then too: GET /api/config)."""
+    return getattr(request.app.state, "answerer", None)
+
+
 def require_json(request: Request) -> None:
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/json":

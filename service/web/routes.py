@@ -7,12 +7,14 @@ from functools import partial
 import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
+from indexer.models.description import Description
+from indexer.models.notice import ModelNotice, model_notice
 from service.engine import limits
 from service.engine.answerer import Answerer
 from service.engine.question import validate
 from service.engine.question import Turn
 from service.engine.catalogue import MAX_QUERY_CHARS
-from service.web.deps import get_answerer, require_json
+from service.web.deps import answerer_if_ready, get_answerer, require_json
 from service.web.errors import BODY_ERRORS, error_responses
 from service.web.log_routes import log_status
 from service.web.schemas import AskRequest, ClientConfig, Game, GamesResponse, Health
@@ -82,10 +84,26 @@ def _answer_json(answerer: Answerer, query, writer, game: str | None, client: st
 
 
 @router.get("/api/config", response_model=ClientConfig, operation_id="getConfig", tags=["service"],
-            summary="Limites d'une question")
-def config() -> dict:
-    """Les limites qu'applique le serveur, pour que la page et le widget les vérifient avant d'envoyer."""
-    return limits.as_dict()
+            summary="Limites d'une question, mention du modèle")
+def config(answerer: Answerer | None = Depends(answerer_if_ready)) -> dict:
+    """Les limites qu'applique le serveur, pour que la page et le widget les vérifient avant d'envoyer, et la
+    mention que les conditions du modèle servi demandent d'afficher (aucune pour e5-small). Répond aussi
+    pendant le démarrage : `ready` est alors faux et la mention pas encore connue."""
+    notice = served_notice(answerer) if answerer is not None else None
+    return {**limits.as_dict(), "model_notice": notice.to_dict() if notice else None, "ready": answerer is not None}
+
+
+def served_notice(answerer: Answerer) -> ModelNotice | None:
+    """The notice of the model the answerer's index was built with: the embedder's description (its licence
+    and family) and the index's manifest (the model's family and id) say which; indexer/models/notice.py
+    decides."""
+    manifest = answerer.retriever.manifest
+    described = getattr(answerer.retriever.embedder, "description", None)
+    if not isinstance(described, Description):  # a fake or a hub model has none
+        described = None
+    return model_notice(described.licence if described else None, (
+        described.family if described else None, manifest.model.family if manifest.model else None,
+        manifest.embedding.model_id))
 
 
 def _game(answerer: Answerer, game) -> dict:

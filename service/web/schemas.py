@@ -147,19 +147,48 @@ class KLimits(BaseModel):
     default: int
 
 
+class NoticeLink(BaseModel):
+    label: str = Field(..., description="Le texte du lien, en français.", examples=["Usages interdits"])
+    url: str = Field(..., description="Où il mène.", examples=["https://ai.google.dev/gemma/prohibited_use_policy"])
+
+
+class ModelNotice(BaseModel):
+    """The notice the served model's terms ask a service to show (indexer/models/notice.py)."""
+
+    text: str = Field(..., description="La mention, en texte brut (français, puis la phrase que les conditions "
+                                       "du modèle demandent telle quelle).")
+    links: list[NoticeLink] = Field(..., description="Les liens à montrer après la mention : les conditions "
+                                                     "du modèle, ses usages interdits.")
+
+
+GEMMA_NOTICE_EXAMPLE = {
+    "text": "Réponses trouvées avec EmbeddingGemma (Google). Gemma is provided under and subject to the Gemma "
+            "Terms of Use found at ai.google.dev/gemma/terms.",
+    "links": [{"label": "Conditions d'utilisation de Gemma", "url": "https://ai.google.dev/gemma/terms"},
+              {"label": "Usages interdits", "url": "https://ai.google.dev/gemma/prohibited_use_policy"}]}
+
+
 class ClientConfig(BaseModel):
-    """What the table page and the widget need to check a question before sending it."""
+    """What the table page and the widget need to check a question before sending it, and the notice they
+    show under the answers."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "max_question_chars": 1000, "k": {"min": 1, "max": 20, "default": 5},
         "game_id_pattern": "^[a-z0-9]+(?:-[a-z0-9]+)*$", "modes": ["dense", "lexical", "hybrid"],
-        "default_mode": "hybrid"}]})
+        "default_mode": "hybrid", "model_notice": GEMMA_NOTICE_EXAMPLE, "ready": True}]})
 
     max_question_chars: int
     k: KLimits
     game_id_pattern: str
     modes: list[str]
     default_mode: str
+    model_notice: ModelNotice | None = Field(
+        None, description="La mention que les conditions du modèle servi demandent d'afficher (EmbeddingGemma : "
+                          "les Gemma Terms of Use), à montrer sous les réponses avec ses liens ; null quand le "
+                          "modèle n'en demande pas (e5-small, MIT) ou tant que le service démarre (`ready` faux).")
+    ready: bool = Field(
+        True, description="Faux tant que le service démarre (modèle et index en chargement) : `model_notice` n'est "
+                          "pas encore connue, redemander GET /api/config une fois une réponse obtenue.")
 
 
 # The machine-readable half of every error: stable, English, one per cause (service/web/errors.py).
