@@ -23,10 +23,14 @@
     status: $("status"),
     error: $("error"),
     result: $("result"),
+    notice: $("model-notice"),
   };
 
   const games = new Map(); // every game the picker has seen, by id
   let limits = null; // GET /api/config: the server's limits, once known
+  // GET /api/config to ask again after the next answer: it failed, or the server was starting (`ready: false`)
+  // and did not know its model's notice yet. Once an answer came, the model is there.
+  let configAgain = false;
   let pending = null; // AbortController of the request in flight
   let lastTurn = null; // the previous question and its answer's game, sent with the next one (a follow-up)
 
@@ -260,6 +264,7 @@
       });
       showResult(data);
       lastTurn = turnOf(data);
+      if (configAgain) loadLimits();
       // Announced; visually the result speaks for itself.
       ui.status.textContent = data.found ? data.message : refusalText(data);
     } catch (err) {
@@ -282,11 +287,16 @@
   }
 
   async function loadLimits() {
+    configAgain = false;
     try {
       limits = await api("/api/config");
       applyLimits(ui.question, limits);
+      // The notice the served model's terms ask for (EmbeddingGemma), in the footer; none for e5-small.
+      RulesqaCore.showNotice(ui.notice, limits.model_notice);
+      configAgain = limits.ready === false;
     } catch {
-      // Without them the server still checks the question and says what is wrong.
+      // Without them the server still checks the question and says what is wrong; asked again after an answer.
+      configAgain = true;
     }
   }
 

@@ -177,6 +177,27 @@ const RulesqaCore = (() => {
     });
   }
 
+  // ---------- the model's notice (GET /api/config's model_notice) ----------
+
+  // The notice the served model's terms ask for (EmbeddingGemma: the Gemma Terms of Use), written into `node`
+  // (a footer line) with its links; `node` hidden when there is none (e5-small). Only https links are made
+  // links: the URL comes from the API.
+  function showNotice(node, notice) {
+    const links = notice && Array.isArray(notice.links)
+      ? notice.links.filter((link) => link && /^https:\/\//.test(String(link.url))) : [];
+    if (!notice || !notice.text) {
+      node.replaceChildren();
+      node.hidden = true;
+      return;
+    }
+    const anchors = links.map((link) => el("a", { href: link.url, target: "_blank", rel: "noopener noreferrer",
+      hreflang: "en" }, String(link.label), el("span", { class: "visually-hidden", text: " (en anglais, nouvel onglet)" })));
+    const parts = [String(notice.text)];
+    anchors.forEach((anchor, i) => parts.push(i ? " · " : " ", anchor));
+    node.replaceChildren(...parts);
+    node.hidden = false;
+  }
+
   // ---------- the pieces of an answer ----------
 
   function passageById(data, id) {
@@ -498,7 +519,7 @@ const RulesqaCore = (() => {
   }
 
   return {
-    el, icon, addStyles, keepFocus, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter,
+    el, icon, addStyles, keepFocus, TIMEOUT_MS, client, failure, tooLong, applyLimits, sendOnEnter, showNotice,
     passageChip, citedChip, seeAlso, commonMistake, refusalText, feedback, enableViewer, closePage,
     gamePicker, gameChoices, choices, turnOf,
   };

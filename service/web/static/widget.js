@@ -206,6 +206,8 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 .send:disabled { opacity: .6; cursor: progress; }
 .send svg { width: 20px; height: 20px; }
 .foot { margin: 0; padding: 0 14px 10px; font-size: 11.5px; color: var(--muted); background: var(--bg); }
+.model-notice { margin-top: -6px; }
+.model-notice a { color: inherit; text-decoration: underline; }
 
 /* Phones: the panel takes the whole screen, the launcher hides behind it. */
 @media (max-width: 600px) {
@@ -266,11 +268,13 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   const form = el("form", { class: "composer", novalidate: true },
     el("label", { class: "visually-hidden", for: "question", text: "Votre question" }), input, sendButton);
 
+  // The notice the served model's terms ask for (GET /api/config's model_notice: EmbeddingGemma), none for e5-small.
+  const notice = el("p", { class: "foot model-notice", hidden: true });
   const panel = el("section", {
     class: "panel", id: "panel", role: "dialog", "aria-modal": "true", "aria-labelledby": "title",
     "aria-describedby": "subtitle",
   }, header, picker, log, form,
-  el("p", { class: "foot", text: "Réponses citées du livret de règles, avec la page." }));
+  el("p", { class: "foot", text: "Réponses citées du livret de règles, avec la page." }), notice);
   panel.hidden = true;
 
   const root = el("div", { class: `root ${config.position}` }, launcher, panel);
@@ -283,6 +287,9 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
   const games = new Map(); // every game the picker has seen, by id
   let gamesLoaded = null; // the /api/games promise, started on first open
   let limits = null; // GET /api/config: the server's limits, once known
+  // GET /api/config to ask again after the next answer: the server was starting (`ready: false`) and did not know
+  // its model's notice yet. Once an answer came, the model is there.
+  let configAgain = false;
 
   function currentGame() {
     return config.game || gameSelect.value || "";
@@ -321,10 +328,13 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
 
   // Asked on first opening, like the games: a host page whose visitors never open the widget sends nothing.
   function loadLimits() {
+    configAgain = false;
     api("api/config")
       .then((body) => {
         limits = body;
         applyLimits(input, limits);
+        RulesqaCore.showNotice(notice, limits.model_notice);
+        configAgain = limits.ready === false;
       })
       .catch(() => {
         // Retried on the next opening; meanwhile the server still checks the question.
@@ -443,6 +453,7 @@ details.sources > summary { cursor: pointer; font-size: 13px; font-weight: 650; 
       });
       reply = answerBubble(data);
       lastTurn = RulesqaCore.turnOf(data);
+      if (configAgain) loadLimits();
     } catch (err) {
       reply = errorBubble(failure(err));
       // The game picked is no longer served (404 unknown_game): unpicked, the list asked again.
