@@ -34,10 +34,17 @@ def local_answers(settings, bodies: list[dict]) -> list[str]:
         return [without_ask_id(client.post("/api/ask", json=b).json()) for b in bodies]
 
 
-def ask_all(url: str, bodies: list[dict], threads: int = 1) -> tuple[list[str], set[str]]:
-    """Every body asked over HTTP; the answers in order, and the replicas that answered. One at a time by
-    default: concurrent questions share an inference (service/runtime/batching.py), and a batch's padding moves
-    the last bits of a vector, on one machine as on many, so only lone questions compare byte for byte."""
+# Questions in flight at once: a cluster answer is mostly hops between processes (proxy, replica, shards), so
+# a few at a time keep the 2 cores busy. The deployment compared byte for byte must not batch them
+# (UNBATCHED): a batch's padding moves the last bits of a vector, on one machine as on many.
+IN_FLIGHT = 4
+UNBATCHED = {"batch_max": 1}
+
+
+def ask_all(url: str, bodies: list[dict], threads: int = IN_FLIGHT) -> tuple[list[str], set[str]]:
+    """Every body asked over HTTP, `threads` at a time; the answers in order, and the replicas that answered.
+    Byte-for-byte comparisons ask a deployment with UNBATCHED settings (concurrent questions otherwise share
+    an inference, service/runtime/batching.py)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with httpx.Client(base_url=url, timeout=60) as client:

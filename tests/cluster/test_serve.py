@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from indexer.update_game import update_game
-from tests.cluster.support import TOKEN, ask_all, gold_bodies, local_answers
+from tests.cluster.support import TOKEN, UNBATCHED, ask_all, gold_bodies, local_answers
 
 pytestmark = pytest.mark.model
 
@@ -23,7 +23,7 @@ def served(ray_cluster, real_index, real_embedder, pg_cluster, free_port, tmp_pa
     shutil.copytree(real_index, index)
     database = pg_cluster.create_database("rulesqa_cluster")
     settings = load_settings(index_dir=index, build_index_if_missing=False, reload_token=TOKEN,
-                             log_questions=True, database_url=database)
+                             log_questions=True, database_url=database, **UNBATCHED)
     deployed = deploy(settings, name="two", port=free_port(), scaling=Scaling(replicas=2), timeout_s=240)
     yield deployed, settings, index, real_index
     undeploy("two")
@@ -41,10 +41,12 @@ def test_two_replicas_answer_the_gold_questions_as_rulesqa_serve(served):
 def test_table_page_and_widget_are_the_apps(served):
     from fastapi.testclient import TestClient
 
+    from service.runtime.startup import load_answerer
     from service.web.app import create_app
 
     deployed, settings, _, _ = served
-    local = TestClient(create_app(settings, answerer=object()))
+    # GET /api/config carries the served model's notice: the local app answers from the same index.
+    local = TestClient(create_app(settings.model_copy(update={"log_questions": False}), load_answerer(settings)))
     for path in ("/", "/widget.js", "/static/app.js", "/api/config"):
         r = httpx.get(deployed.url + path, timeout=30)
         assert r.status_code == 200 and r.content == local.get(path).content, path

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from indexer.shelf import build_shards, read_shelf
-from tests.cluster.support import TOKEN, ask_all, gold_bodies, local_answers
+from tests.cluster.support import TOKEN, UNBATCHED, ask_all, gold_bodies, local_answers
 from tests.fakes import CORPUS
 
 pytestmark = pytest.mark.model
@@ -22,7 +22,7 @@ def sharded(ray_cluster, real_index, real_embedder, free_port, tmp_path_factory)
     root = tmp_path_factory.mktemp("sharded")
     build_shards(CORPUS, root / "index", real_embedder, 2, progress=False)
     settings = load_settings(index_dir=root / "index", build_index_if_missing=False, reload_token=TOKEN,
-                             log_questions=False)
+                             log_questions=False, **UNBATCHED)
     deployed = deploy(settings, name="shards", port=free_port(), timeout_s=240)
     yield deployed, root / "index"
     undeploy("shards")
