@@ -199,7 +199,8 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
     adapted folder `out` (atomically); returns `out`.
 
     Reuses `out` without training when it already holds the build of the same fingerprint. Raises
-    NotEnoughPairsError below MIN_PAIRS pairs (keep the base model then). Its scratch folders are
+    NotEnoughPairsError below MIN_PAIRS pairs (keep the base model then). It trains from the base's float32
+    twin, the cache's `NAME.float32` folder beside `base_dir` (built on first use). Its scratch folders are
     `.NAME.tmp-PID-*` and `.float32-PID-*` beside `out`: the caller holds the model cache's lock
     (indexer.model_for_index.corpus_embedder does), under which a later build removes those of a killed run.
     """
@@ -219,9 +220,11 @@ def adapt_model(base_dir: Path, pairs: list[Pair], out: Path, *, seed: int = 0, 
     if progress and len(used) < len(pairs):
         _log(f"{len(used)} of {len(pairs)} pairs sampled (a budget of {recipe.max_epoch_tokens} tokens an epoch)")
     with folder_replaced(out) as tmp:
-        scratch = scratch_dir(out.parent, "float32")  # the float32 twin and the trainer's output
+        # The float32 twin is the model cache's (the registry's `NAME.float32` beside the base, built once and
+        # kept: 11 s an adaptation otherwise); the scratch folder holds the trainer's output.
+        float32_dir = build_float32_folder(base_dir, base_dir.parent / f"{base_dir.name}.float32")
+        scratch = scratch_dir(out.parent, "float32")
         try:
-            float32_dir = build_float32_folder(base_dir, scratch / "model")
             figures, state = _train(float32_dir, used, seed=seed, recipe=recipe, progress=progress,
                                     threads=threads, scratch=scratch / "trainer")
         finally:

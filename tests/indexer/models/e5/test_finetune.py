@@ -118,18 +118,20 @@ def base_dir(tmp_path) -> Path:
 
 
 @pytest.fixture
-def fake_training(monkeypatch):
+def fake_training(monkeypatch, tmp_path):
     calls = []
 
     def float32_twin(base_dir, target):
-        target.mkdir(parents=True)
+        target.mkdir(parents=True, exist_ok=True)
         (target / "model.safetensors").write_bytes(b"float32 weights")
         return target
 
     def train(float32_dir, pairs, *, seed, recipe, progress, threads, scratch):
         assert (float32_dir / "model.safetensors").is_file()  # trains from the float32 twin
-        # The trainer writes in the same scratch folder as the twin (.float32-PID-*), removed with it.
-        assert scratch.parent == float32_dir.parent and scratch.parent.name.startswith(".float32-")
+        # The twin is the model cache's, beside the base and kept; the trainer writes in a scratch folder
+        # (.float32-PID-*) beside the adapted folder, removed after training.
+        assert float32_dir.name == "base.float32" and float32_dir.parent == tmp_path
+        assert scratch.parent.name.startswith(".float32-")
         calls.append(len(pairs))
         return {"steps": 1, "train_loss": 0.5}, {"layer": b"trained"}
 
@@ -164,7 +166,8 @@ def test_adapt_writes_a_manifest_covering_base_pairs_and_recipe(base_dir, tmp_pa
     # The float32 twin was only for training: the adapted folder holds the graph, not safetensors.
     assert set(manifest["files"]) == {"onnx/model.onnx"}
     assert details["weights"] == f"q4 matrices + rank-{adapt.UPDATE_RANK} float32 updates of the trained ones"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["adapted", "base"]
+    # No scratch folder left; the float32 twin stays in the cache beside its base, for the next adaptation.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adapted", "base", "base.float32"]
 
 
 def test_same_fingerprint_is_reused_without_training_and_new_pairs_retrain(base_dir, tmp_path, fake_training):
