@@ -47,8 +47,11 @@ def install_fakes() -> None:
         folder.write_description(tmp, folder.description("fake"), fingerprint="base")
 
     def float32_twin(base_dir, target):
-        target.mkdir(parents=True)
-        pause_at("float32")
+        # As the real one: the model cache's twin, written whole and renamed into place, kept once there.
+        if not target.is_dir():
+            with atomic.folder_replaced(target) as tmp:
+                (tmp / "model.safetensors").write_text("")
+                pause_at("float32")
         return target
 
     def train(float32_dir, pairs, **kwargs):
