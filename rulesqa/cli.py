@@ -260,7 +260,8 @@ def evaluate(
     calibrate: bool = typer.Option(False, "--calibrate", help="Choisir fusion et seuils sur dev."),
     leave_one_game_out: bool = typer.Option(
         False, "--leave-one-game-out",
-        help="Aussi : adapter le modèle sans chaque jeu et mesurer ce jeu (quelques minutes)."),
+        help="Aussi : adapter e5-small sans chaque jeu et mesurer ce jeu (quelques minutes ; l'adaptation au "
+        "corpus est celle d'e5-small, quel que soit le modèle de l'index)."),
     ablation: bool = typer.Option(False, "--ablation", help="Aussi : chaque réglage par défaut désactivé tour à "
                                   "tour, comparé par test apparié (eval/ablation.py)."),
     reranker: Optional[Path] = typer.Option(
@@ -268,7 +269,8 @@ def evaluate(
         "avec --calibrate, calibré pour lui."),
     compare_adapt: bool = typer.Option(
         False, "--compare-adapt",
-        help="Comparer le modèle de base et le modèle adapté au corpus (deux index temporaires, test apparié)."),
+        help="Comparer e5-small de base et e5-small adapté au corpus (deux index temporaires, test apparié ; "
+        "l'adaptation est celle d'e5-small)."),
     compare_index: Optional[Path] = typer.Option(
         None, "--compare-index", help="Comparer l'index servi (--index) à celui-ci, chacun avec son modèle et son "
         "calibrage (test apparié, modes dense et hybride)."),

@@ -12,6 +12,10 @@ from tests.fakes import CORPUS, FakeEmbedder
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # The questions log is on by default and writes under var/: tests that want it give their own database.
 os.environ.setdefault("RULESQA_LOG_QUESTIONS", "false")
+# The suite answers with e5-small, the small model, unless a test names another one or clears the variable to
+# test the default: EmbeddingGemma, the default, costs three times e5's time a question and a 1.15 GB fetch;
+# its real-model tests are in tests/indexer/models/gemma/ (test_real.py) and run on the model `make test` builds.
+os.environ.setdefault("RULESQA_MODEL", "e5-small")
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -102,7 +106,7 @@ def adapted_index(tmp_path_factory, adapted_embedder) -> Path:
 
 @pytest.fixture(scope="session")
 def real_index(tmp_path_factory, real_embedder) -> Path:
-    """The real corpus indexed as the product does by default (the base model), built once per session."""
+    """The real corpus indexed with e5-small (the suite's model, the base one), built once per session."""
     from indexer.build import build_index
 
     out = tmp_path_factory.mktemp("real-index") / "index"

@@ -79,3 +79,18 @@ def with_gemma_terms(build: Callable[[], T], models_dir: Path, setting: bool | N
         if not settle_gemma_terms(models_dir, setting):
             raise
     return build()
+
+
+def gemma_ready(models_dir: Path, setting: bool | None) -> bool:
+    """Whether EmbeddingGemma can be built here without asking anyone: its terms recorded or accepted by the
+    setting (its fetch may still fail, and says so), or its weights already there (fetched before the record)."""
+    from indexer.models.gemma import terms
+    from indexer.models.gemma.fetch import is_fetched
+    from indexer.models.gemma.folder import MODEL_ID, SOURCE_DIR
+    from indexer.models.description import read_model_manifest
+
+    if setting is False:
+        return False
+    models_dir = Path(models_dir)
+    return (setting is True or terms.is_accepted(models_dir) or is_fetched(models_dir / SOURCE_DIR)
+            or read_model_manifest(models_dir / MODEL_ID) is not None)

@@ -132,6 +132,11 @@ class Settings(BaseSettings):
                 self.corpus_dir, self.models_dir, threads=self.threads, family=name, adapt=self.adapt,
                 progress=progress, corpus=corpus, index_dir=self.index_dir))
 
+        if self.adapt and family.name != FALLBACK_FAMILY:  # the default is another family: say whose it is
+            import sys
+
+            print(f"RULESQA_ADAPT : l'adaptation au corpus est celle de {FALLBACK_FAMILY} ; index construit avec "
+                  f"{FALLBACK_FAMILY} adapté", file=sys.stderr, flush=True)
         try:
             return build(FALLBACK_FAMILY if self.adapt else family.name)
         except ModelError as exc:

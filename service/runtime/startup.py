@@ -51,11 +51,13 @@ def index_command(settings: Settings) -> list[str]:
     return [sys.executable, "-m", "rulesqa", "index", "--quiet"]
 
 
-def start_build(settings: Settings) -> subprocess.Popen:
+def start_build(settings: Settings, asks: bool = True) -> subprocess.Popen:
     """Start the child build. Its stderr is this process's (progress, a wait for another build's lock, its
-    one error line); its stdout (the index path) is dropped."""
-    return subprocess.Popen(index_command(settings), stdout=subprocess.DEVNULL, stderr=None,
-                            env={**os.environ, **settings.build_environment()})
+    one error line); its stdout (the index path) is dropped. `asks`: its stdin is this process's, so that a
+    build before the server answers may ask on the terminal (the Gemma terms); a rebuild behind a server that
+    answers asks nothing (stdin closed: a refusal is then its one line and the fallback)."""
+    return subprocess.Popen(index_command(settings), stdin=None if asks else subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=None, env={**os.environ, **settings.build_environment()})
 
 
 def build_in_child(settings: Settings) -> None:
@@ -136,7 +138,32 @@ def _load(settings: Settings, embedder=None, *, check_corpus: bool):
     stale = None
     if current is not None and current != answerer.retriever.manifest.corpus.hash:
         stale = f"le corpus {corpus_dir} a changé depuis l'index"
+    elif check_corpus:
+        stale = former_default(settings, answerer.retriever.manifest)
     return answerer, stale
+
+
+def former_default(settings: Settings, manifest) -> str | None:
+    """Why an index built with e5-small, the default before EmbeddingGemma, should be rebuilt with the default:
+    only when no model was asked for (RULESQA_MODEL unset, no adaptation, which is e5's) and the default can be
+    built without asking anyone (service/runtime/model_terms.py); otherwise None, said in one line when the
+    default waits for its terms."""
+    from indexer.models.registry import DEFAULT_FAMILY, DEFAULT_NAMES, FAMILIES
+    from service.runtime.model_terms import gemma_ready
+    from service.runtime.settings import FALLBACK_FAMILY
+
+    held = manifest.model.family if manifest.model else ""
+    if settings.model not in DEFAULT_NAMES or settings.adapt or held != FALLBACK_FAMILY or DEFAULT_FAMILY == held:
+        return None
+    default = FAMILIES[DEFAULT_FAMILY]
+    if default.licence == "Gemma Terms of Use" and not gemma_ready(settings.models_dir, settings.accept_gemma_terms):
+        log.warning("l'index répond avec %s ; %s, le modèle par défaut, attend l'acceptation des conditions "
+                    "d'utilisation de Gemma (RULESQA_ACCEPT_GEMMA_TERMS=true, ou rulesqa model build --model %s "
+                    "--accept-terms ; RULESQA_MODEL=%s garde ce modèle)", manifest.embedding.model_id,
+                    default.model_id, default.name, FALLBACK_FAMILY)
+        return None
+    return (f"l'index a été construit avec {manifest.embedding.model_id} ; le modèle par défaut est désormais "
+            f"{default.model_id} (RULESQA_MODEL={FALLBACK_FAMILY} garde l'ancien)")
 
 
 def open_answerer(settings: Settings, embedder=None, build=None) -> Opened:

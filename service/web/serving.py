@@ -66,7 +66,7 @@ async def rebuild(app, reason: str) -> None:
 
     settings = app.state.settings
     log.warning("%s ; reconstruction en arrière-plan (processus enfant), l'index actuel répond en attendant", reason)
-    child = start_build(settings)
+    child = start_build(settings, asks=False)
     app.state.rebuild_child = child
     try:
         code = await anyio.to_thread.run_sync(child.wait, abandon_on_cancel=True)
