@@ -144,10 +144,10 @@ def _load(settings: Settings, embedder=None, *, check_corpus: bool):
 
 
 def former_default(settings: Settings, manifest) -> str | None:
-    """Why an index built with e5-small, the default before EmbeddingGemma, should be rebuilt with the default:
-    only when no model was asked for (RULESQA_MODEL unset, no adaptation, which is e5's) and the default can be
-    built without asking anyone (service/runtime/model_terms.py); otherwise None, said in one line when the
-    default waits for its terms."""
+    """Why an index built with e5-small (the fallback) should be rebuilt with the default family, when that is
+    another one (EmbeddingGemma, once its rule holds: docs/eval/MODELS.md): only when no model was asked for
+    (RULESQA_MODEL unset, no adaptation, which is e5's) and the default can be built without asking anyone
+    (service/runtime/model_terms.py); otherwise None, said in one line when the default waits for its terms."""
     from indexer.models.registry import DEFAULT_FAMILY, DEFAULT_NAMES, FAMILIES
     from service.runtime.model_terms import gemma_ready
     from service.runtime.settings import FALLBACK_FAMILY

@@ -1,12 +1,13 @@
-"""An index built with e5-small, the default before EmbeddingGemma, is rebuilt with the default on the next start
-(it answers meanwhile), unless a model was asked for, or adaptation (e5's) is on, or the default waits for its
-terms: then it answers as it is and one line says why."""
+"""With EmbeddingGemma the default family, an index built with e5-small (the fallback) is rebuilt with the default
+on the next start (it answers meanwhile), unless a model was asked for, or adaptation (e5's) is on, or the default
+waits for its terms: then it answers as it is and one line says why. With e5-small the default, nothing moves."""
 
 import logging
 from types import SimpleNamespace
 
 import pytest
 
+from indexer.models import registry
 from indexer.models.gemma import terms
 from service.runtime.settings import load_settings
 from service.runtime.startup import former_default
@@ -20,11 +21,24 @@ E5 = manifest("e5-small", "multilingual-e5-small")
 
 
 @pytest.fixture
-def unset(monkeypatch, tmp_path):
-    """No model asked for (the suite's RULESQA_MODEL cleared), an empty models cache."""
+def e5_default(monkeypatch, tmp_path):
+    """No model asked for (the suite's RULESQA_MODEL cleared), an empty models cache, the registry as it is."""
     monkeypatch.delenv("RULESQA_MODEL", raising=False)
     monkeypatch.delenv("RULESQA_ACCEPT_GEMMA_TERMS", raising=False)
     return tmp_path / "models"
+
+
+@pytest.fixture
+def unset(e5_default, monkeypatch):
+    """The same, with EmbeddingGemma the default family."""
+    monkeypatch.setattr(registry, "DEFAULT_FAMILY", "embeddinggemma")
+    return e5_default
+
+
+def test_with_e5_small_the_default_an_e5_index_is_never_stale(e5_default):
+    assert registry.DEFAULT_FAMILY == "e5-small"
+    terms.record_acceptance(e5_default, "terminal")
+    assert former_default(load_settings(models_dir=e5_default), E5) is None
 
 
 def test_an_e5_index_is_stale_once_the_default_can_be_had(unset):

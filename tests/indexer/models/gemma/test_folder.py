@@ -144,6 +144,8 @@ def test_settings_fall_back_to_e5_small_in_one_line_when_the_default_cannot_be_f
     from service.runtime.settings import load_settings
     from tests.fakes import FakeEmbedder
 
+    monkeypatch.delenv("RULESQA_MODEL", raising=False)  # no model asked for (the suite asks for e5-small)
+
     def load(name, models_dir, threads, **_):
         if name == "embeddinggemma":
             raise ModelError("EmbeddingGemma : version 0.2.1 introuvable sur l'index de paquets")
