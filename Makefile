@@ -119,13 +119,19 @@ lint: install
 	$(BIN)/ruff check indexer service eval rulesqa tests testbed benchmarks
 	$(BIN)/lint-imports --no-cache
 
+# The tests that need neither a real model, a browser nor a Ray cluster are single-threaded Python: two workers
+# share them over the 2 cores (pytest-xdist, a whole file to a worker, so module fixtures are built once). The
+# others then run one at a time: each already keeps both cores busy (onnxruntime, torch, Ray, chromium).
+UNIT := not model and not browser and not cluster
+
 # The whole suite, real model and browser included: what CI runs (.ci/run).
 test: lint browser-deps db-deps ocr-deps pdf-deps cluster-deps gemma-model
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "$(UNIT)"
+	$(BIN)/python -m pytest -m "not ($(UNIT))"
 
 # The inner loop: lint and every test that needs neither the real model, a browser nor a Ray cluster.
 check: lint
-	$(BIN)/python -m pytest -q -m "not model and not browser and not cluster"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "$(UNIT)"
 
 # Regenerates docs/EVAL.md (test split) after a calibration on dev: `make calibrate eval-report`.
 calibrate: install
