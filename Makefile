@@ -119,19 +119,18 @@ lint: install
 	$(BIN)/ruff check indexer service eval rulesqa tests testbed benchmarks
 	$(BIN)/lint-imports --no-cache
 
-# The tests that need neither a real model, a browser nor a Ray cluster are single-threaded Python: two workers
-# share them over the 2 cores (pytest-xdist, a whole file to a worker, so module fixtures are built once). The
-# others then run one at a time: each already keeps both cores busy (onnxruntime, torch, Ray, chromium).
-UNIT := not model and not browser and not cluster
+# Two pytest-xdist workers share the 2 cores: one test alone keeps the machine about half busy (single-threaded
+# Python, or waiting on a server, a browser or a Ray cluster). A file's tests stay on one worker and the Ray
+# cluster's tests on one (tests/conftest.py: xdist_group), so that module fixtures and the cluster start once.
+XDIST := -n 2 --dist loadgroup
 
 # The whole suite, real model and browser included: what CI runs (.ci/run).
 test: lint browser-deps db-deps ocr-deps pdf-deps cluster-deps gemma-model
-	$(BIN)/python -m pytest -n 2 --dist loadfile -m "$(UNIT)"
-	$(BIN)/python -m pytest -m "not ($(UNIT))"
+	$(BIN)/python -m pytest $(XDIST)
 
 # The inner loop: lint and every test that needs neither the real model, a browser nor a Ray cluster.
 check: lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "$(UNIT)"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not model and not browser and not cluster"
 
 # Regenerates docs/EVAL.md (test split) after a calibration on dev: `make calibrate eval-report`.
 calibrate: install

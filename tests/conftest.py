@@ -18,6 +18,15 @@ os.environ.setdefault("RULESQA_LOG_QUESTIONS", "false")
 os.environ.setdefault("RULESQA_MODEL", "e5-small")
 
 
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist's loadgroup (`make test`, `make check`: two workers), a file's tests stay on one worker,
+    so that its module fixtures are built once, and every test of the Ray cluster on one, so that one cluster
+    is started."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group("cluster" if path.startswith("tests/cluster/") else path))
+
+
 def pytest_sessionfinish(session, exitstatus):
     """No process of a test's Ray cluster outlives the session (their fixtures stop them; a leftover fails it)."""
     from testbed.ray_nodes import leftovers

@@ -59,7 +59,8 @@ def actors_end_with_their_test(request):
     assert encoders() == [], "des acteurs Ray du test tournent encore"
 
 
-@pytest.fixture(scope="session")
+# Package-scoped: the cluster's processes stop once its tests are done, instead of spinning beside the rest.
+@pytest.fixture(scope="package")
 def ray_cluster():
     pytest.importorskip("ray", reason="Ray absent : `pip install -e '.[cluster]'` (make cluster-deps) pour les tests de grappe")
     pytest.importorskip("ray.serve", reason="Ray Serve absent : `pip install -e '.[cluster]'`")
