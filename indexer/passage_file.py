@@ -4,9 +4,7 @@ A shelf of a million passages would take about a gigabyte as Python objects, and
 every start, while a question reads the handful it shows. Only each line's byte offset stays in memory
 (8 bytes a passage); a passage is parsed when it is indexed. The file is read with pread rather than
 memory-mapped: its pages stay in the kernel's page cache instead of counting in the server's memory, and
-one read is one system call (microseconds), safe from any thread. Up to PARSED passages stay parsed (a few
-MB at most, emptied when full): a question reads the same candidates several times (each game's ranking, the
-judge's features, the answer), and a server is asked about the same few games.
+one read is one system call (microseconds), safe from any thread.
 """
 
 from __future__ import annotations
@@ -24,8 +22,6 @@ from indexer.passages import Passage
 
 # Passages parsed together when iterating: one JSON array parse instead of one per line.
 CHUNK = 4096
-# Parsed passages kept (a passage is about 1 kB as Python objects).
-PARSED = 4096
 
 
 class PassageFile(Sequence[Passage]):
@@ -39,9 +35,6 @@ class PassageFile(Sequence[Passage]):
         weakref.finalize(self, os.close, self._fd)
         if os.fstat(self._fd).st_size != int(self._offsets[-1]):
             raise ValueError(f"{path} : {os.fstat(self._fd).st_size} octets, {int(self._offsets[-1])} attendus")
-        # Row -> Passage. A plain dict (no reference back to self, so the file still closes with its last
-        # reference); two threads may parse one passage twice, never see a wrong one.
-        self._parsed: dict[int, Passage] = {}
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
@@ -59,13 +52,7 @@ class PassageFile(Sequence[Passage]):
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(f"passage {index} hors de l'index ({len(self)} passages)")
-        passage = self._parsed.get(i)
-        if passage is None:
-            passage = Passage.from_dict(json.loads(self._read(i, i + 1)))
-            if len(self._parsed) >= PARSED:
-                self._parsed.clear()
-            self._parsed[i] = passage
-        return passage
+        return Passage.from_dict(json.loads(self._read(i, i + 1)))
 
     def __iter__(self) -> Iterator[Passage]:
         for start in range(0, len(self), CHUNK):
