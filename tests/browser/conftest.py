@@ -50,3 +50,12 @@ def logged_api(fake_index, tmp_path_factory):
     server.app = app
     yield server
     server.stop()
+
+
+@pytest.fixture
+def audit(browser):
+    """A phone page whose CSP does not stop the injected axe script (the accessibility checks)."""
+    page = new_page(browser, bypass_csp=True)
+    yield page
+    page.probe.assert_clean()
+    page.context.close()

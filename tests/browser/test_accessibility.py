@@ -21,15 +21,6 @@ pytestmark = pytest.mark.browser
 LOGGED = {**CRAFTED_FOUND, "ask_id": "3f9c2a71d04b8e65a1c2d3e4"}  # logged: the "Utile ?" buttons show
 
 
-@pytest.fixture
-def audit(browser):
-    """A phone page whose CSP does not stop the injected axe script."""
-    page = new_page(browser, bypass_csp=True)
-    yield page
-    page.probe.assert_clean()
-    page.context.close()
-
-
 def focused(page) -> str:
     """The focused element, inside the widget's shadow root too: "tag#id.class [label or text]"."""
     return page.evaluate("""() => {

@@ -14,15 +14,6 @@ from tests.notice_fakes import PROHIBITED_USE_URL, REQUIRED, TERMS_URL, gemma_li
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def audit(browser):
-    """A phone page whose CSP does not stop the injected axe script (as tests/browser/test_accessibility.py)."""
-    page = new_page(browser, bypass_csp=True)
-    yield page
-    page.probe.assert_clean()
-    page.context.close()
-
-
 @pytest.fixture(scope="module")
 def gemma_api(tmp_path_factory):
     """The API over Karuba indexed with a fake embedder described as EmbeddingGemma."""

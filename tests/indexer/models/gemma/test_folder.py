@@ -16,19 +16,10 @@ from indexer.models.gemma import fetch
 from indexer.models.gemma.folder import MODEL_ID, PASSAGE_FORM, PROMPTS
 from indexer.models.gemma.terms import is_accepted, record_acceptance
 from rulesqa.cli import app
-from tests.fake_wheels import FakeDownload, make_source, wheel
-from tests.gemma_tiny import HIDDEN, write_tiny_gemma
+from tests.fake_wheels import FakeDownload, wheel
+from tests.gemma_tiny import HIDDEN
 
 TEXTS = ["w5 w17 w200 w31", "w8", "w299 w3 w77 w77 w12 w150 w9 w40 w41 w42 w43"]
-
-
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory):
-    """The tiny model's folder as PyPI would serve it: its files zipped, chunked, wheeled and pinned."""
-    root = tmp_path_factory.mktemp("registry")
-    folder = write_tiny_gemma(root / "model")
-    files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-    return make_source(root / "pypi", files)
 
 
 @pytest.fixture

@@ -13,16 +13,7 @@ from indexer.errors import ModelError
 from indexer.models import get_family
 from indexer.models.gemma import fetch, terms
 from indexer.models.gemma.folder import MODEL_ID, SOURCE_DIR, source
-from tests.fake_wheels import FakeDownload, make_source
-from tests.gemma_tiny import write_tiny_gemma
-
-
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory):
-    root = tmp_path_factory.mktemp("registry")
-    folder = write_tiny_gemma(root / "model")
-    files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-    return make_source(root / "pypi", files)
+from tests.fake_wheels import FakeDownload
 
 
 @pytest.fixture
